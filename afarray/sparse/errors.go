@@ -1,0 +1,66 @@
+package sparse
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors. Every error returned by this package wraps one of them, so
+// callers can branch with errors.Is.
+var (
+	// ErrShape reports dimensions that do not fit: a non-square matrix where a
+	// square one is needed, vectors of the wrong length, negative sizes.
+	ErrShape = errors.New("sparse: shape mismatch")
+
+	// ErrIndex reports an index outside the matrix, or index vectors that do
+	// not describe a valid layout.
+	ErrIndex = errors.New("sparse: index out of range")
+
+	// ErrNotSymmetric reports a matrix that must be symmetric but is not.
+	ErrNotSymmetric = errors.New("sparse: matrix is not symmetric")
+
+	// ErrPermutation reports a vector that is not a permutation of 0..n-1.
+	ErrPermutation = errors.New("sparse: invalid permutation")
+
+	// ErrMalformed reports a file or stream that does not follow its format.
+	// Parse errors are *ParseError values that wrap it.
+	ErrMalformed = errors.New("sparse: malformed input")
+
+	// ErrUnsupported reports a well-formed file variant that this package
+	// does not handle (complex or Hermitian Matrix Market files, for example).
+	ErrUnsupported = errors.New("sparse: unsupported format variant")
+
+	// ErrNaN reports a NaN or infinite value where a finite number is needed.
+	ErrNaN = errors.New("sparse: value is not finite")
+)
+
+// ParseError describes malformed input: the file (empty for an anonymous
+// reader), the 1-based line where the problem was found (0 when it concerns
+// the whole file), and what is wrong. It wraps ErrMalformed, and also Err when
+// Err is set (ErrUnsupported, for instance).
+type ParseError struct {
+	File string
+	Line int
+	Msg  string
+	Err  error
+}
+
+func (e *ParseError) Error() string {
+	file := e.File
+	if file == "" {
+		file = "<input>"
+	}
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", file, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", file, e.Msg)
+}
+
+// Unwrap makes errors.Is(err, ErrMalformed) true for every ParseError, and
+// errors.Is(err, e.Err) true when Err is set.
+func (e *ParseError) Unwrap() []error {
+	if e.Err != nil {
+		return []error{ErrMalformed, e.Err}
+	}
+	return []error{ErrMalformed}
+}
