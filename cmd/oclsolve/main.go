@@ -1,0 +1,106 @@
+// Command oclsolve solves the linear systems of structural analysis on OpenCL
+// devices. Run it with no arguments for the interactive REPL, or with a
+// subcommand; "oclsolve help" lists them.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+)
+
+// A command is one subcommand of the oclsolve binary. Each lives in its own
+// file and registers itself from an init function.
+type command struct {
+	name    string
+	usage   string // one line: arguments after the command name
+	summary string // one line: what it does
+	run     func(args []string) error
+}
+
+var commands = map[string]*command{}
+
+// register adds a subcommand. It is called from init functions only.
+func register(c *command) {
+	if _, dup := commands[c.name]; dup {
+		panic("oclsolve: duplicate command " + c.name)
+	}
+	commands[c.name] = c
+}
+
+// defaultCommand runs when oclsolve is started with no arguments. The REPL
+// replaces it once it exists.
+var defaultCommand = func() error { return commands["help"].run(nil) }
+
+// errUsage marks an error in the command line; main prints the usage after it.
+var errUsage = errors.New("usage error")
+
+func main() {
+	os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func runMain(args []string, stdout, stderr io.Writer) int {
+	var err error
+	if len(args) == 0 {
+		err = defaultCommand()
+	} else if c, ok := commands[args[0]]; ok {
+		err = c.run(args[1:])
+		if errors.Is(err, errUsage) || errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(stderr, "usage: oclsolve %s %s\n", c.name, c.usage)
+		}
+	} else {
+		fmt.Fprintf(stderr, "oclsolve: unknown command %q\n", args[0])
+		printHelp(stderr)
+		return 2
+	}
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintf(stderr, "oclsolve %s: %v\n", firstArg(args), err)
+		if errors.Is(err, errUsage) {
+			return 2
+		}
+		return 1
+	}
+	return 0
+}
+
+func firstArg(args []string) string {
+	if len(args) == 0 {
+		return ""
+	}
+	return args[0]
+}
+
+func printHelp(w io.Writer) {
+	fmt.Fprintln(w, "oclsolve: linear systems of structural analysis on OpenCL devices")
+	fmt.Fprintln(w, "\nusage: oclsolve [command] [arguments]\n\ncommands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w, "\nWith no command, oclsolve starts the interactive REPL.")
+}
+
+func init() {
+	register(&command{
+		name: "help", summary: "list the commands",
+		run: func([]string) error { printHelp(os.Stdout); return nil },
+	})
+}
+
+// newFlagSet returns a flag set that reports errors instead of exiting, so
+// that commands are testable through runMain.
+func newFlagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet("oclsolve "+name, flag.ContinueOnError)
+	fs.SetOutput(os.Stderr)
+	return fs
+}

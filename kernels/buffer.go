@@ -1,0 +1,258 @@
+package kernels
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/jgillich/go-opencl/cl"
+)
+
+// Buffer is a block of device global memory. It is freed by Release; a
+// finalizer only catches buffers that were forgotten. Every allocation is
+// counted by the device's memory account.
+type Buffer struct {
+	dev      *Device
+	mem      *cl.MemObject
+	size     int64
+	released atomic.Bool
+}
+
+// MemoryStats reports what this process holds on a device.
+type MemoryStats struct {
+	Live        int64 // bytes allocated and not yet released
+	Peak        int64 // largest Live seen
+	Allocations int64 // buffers allocated so far
+	Releases    int64 // buffers released so far
+	Global      int64 // device global memory
+	MaxAlloc    int64 // largest single allocation the device allows
+}
+
+type memoryAccount struct {
+	mu                        sync.Mutex
+	live, peak, allocs, frees int64
+}
+
+// MemoryStats returns the device's memory account.
+func (d *Device) MemoryStats() MemoryStats {
+	d.mem.mu.Lock()
+	defer d.mem.mu.Unlock()
+	return MemoryStats{Live: d.mem.live, Peak: d.mem.peak, Allocations: d.mem.allocs, Releases: d.mem.frees,
+		Global: d.info.GlobalMemBytes, MaxAlloc: d.info.MaxAllocBytes}
+}
+
+// ResetPeak sets the peak to the current live bytes, so that a measurement
+// can report the peak of one computation.
+func (d *Device) ResetPeak() {
+	d.mem.mu.Lock()
+	d.mem.peak = d.mem.live
+	d.mem.mu.Unlock()
+}
+
+// Alloc allocates size bytes of device memory. The content is undefined. An
+// allocation larger than the device's maximum single allocation, or one that
+// would take the process's live bytes beyond the device's global memory,
+// fails with an *OutOfMemoryError before the driver is asked.
+func (d *Device) Alloc(size int64) (*Buffer, error) {
+	if err := d.init(); err != nil {
+		return nil, err
+	}
+	if size < 0 {
+		return nil, fmt.Errorf("%w: negative buffer size %d", ErrLaunch, size)
+	}
+	alloc := size
+	if alloc == 0 {
+		alloc = 8 // OpenCL forbids empty buffers; a zero-length array still needs a handle
+	}
+	d.mem.mu.Lock()
+	live := d.mem.live
+	oom := func(reason string) error {
+		return &OutOfMemoryError{Device: d.info.Name, Requested: size, Live: live, Global: d.info.GlobalMemBytes, MaxAlloc: d.info.MaxAllocBytes, Reason: reason}
+	}
+	if d.info.MaxAllocBytes > 0 && alloc > d.info.MaxAllocBytes {
+		d.mem.mu.Unlock()
+		return nil, oom("larger than the maximum single allocation")
+	}
+	if d.info.GlobalMemBytes > 0 && live+alloc > d.info.GlobalMemBytes {
+		d.mem.mu.Unlock()
+		return nil, oom("more than the device's free global memory")
+	}
+	d.mem.live += alloc
+	if d.mem.live > d.mem.peak {
+		d.mem.peak = d.mem.live
+	}
+	d.mem.allocs++
+	d.mem.mu.Unlock()
+
+	mem, err := d.ctx.CreateEmptyBuffer(cl.MemReadWrite, int(alloc))
+	if err != nil {
+		d.unaccount(alloc)
+		return nil, fmt.Errorf("%w: %v", oom("the driver refused the allocation"), err)
+	}
+	b := &Buffer{dev: d, mem: mem, size: size}
+	runtime.SetFinalizer(b, (*Buffer).Release)
+	return b, nil
+}
+
+func (d *Device) unaccount(n int64) {
+	d.mem.mu.Lock()
+	d.mem.live -= n
+	d.mem.frees++
+	d.mem.mu.Unlock()
+}
+
+// Release frees the device memory at once. Further use of the buffer returns
+// ErrReleased. Release is idempotent. Commands already queued that use the
+// buffer still complete: OpenCL keeps the memory until they are done.
+func (b *Buffer) Release() {
+	if b == nil || b.released.Swap(true) {
+		return
+	}
+	runtime.SetFinalizer(b, nil)
+	b.mem.Release()
+	n := b.size
+	if n == 0 {
+		n = 8
+	}
+	b.dev.unaccount(n)
+}
+
+// Size returns the buffer's size in bytes.
+func (b *Buffer) Size() int64 { return b.size }
+
+// Device returns the device holding the buffer.
+func (b *Buffer) Device() *Device { return b.dev }
+
+// Released reports whether Release was called.
+func (b *Buffer) Released() bool { return b.released.Load() }
+
+func (b *Buffer) usable() error {
+	if b == nil {
+		return fmt.Errorf("%w: nil buffer", ErrReleased)
+	}
+	if b.released.Load() {
+		return ErrReleased
+	}
+	return nil
+}
+
+// hostSlice returns the address and byte length of a Go slice of a type that
+// can cross to the device.
+func hostSlice(data any) (unsafe.Pointer, int64, error) {
+	switch s := data.(type) {
+	case []float64:
+		if len(s) == 0 {
+			return nil, 0, nil
+		}
+		return unsafe.Pointer(&s[0]), int64(len(s)) * 8, nil
+	case []float32:
+		if len(s) == 0 {
+			return nil, 0, nil
+		}
+		return unsafe.Pointer(&s[0]), int64(len(s)) * 4, nil
+	case []int32:
+		if len(s) == 0 {
+			return nil, 0, nil
+		}
+		return unsafe.Pointer(&s[0]), int64(len(s)) * 4, nil
+	case []int64:
+		if len(s) == 0 {
+			return nil, 0, nil
+		}
+		return unsafe.Pointer(&s[0]), int64(len(s)) * 8, nil
+	case []uint32:
+		if len(s) == 0 {
+			return nil, 0, nil
+		}
+		return unsafe.Pointer(&s[0]), int64(len(s)) * 4, nil
+	case []byte:
+		if len(s) == 0 {
+			return nil, 0, nil
+		}
+		return unsafe.Pointer(&s[0]), int64(len(s)), nil
+	}
+	return nil, 0, fmt.Errorf("%w: cannot transfer %T", ErrLaunch, data)
+}
+
+// Write copies a Go slice ([]float64, []float32, []int32, []int64, []uint32
+// or []byte) to the buffer at byte offset off. It returns when the data has
+// been copied out of the slice.
+func (b *Buffer) Write(off int64, data any) error {
+	if err := b.usable(); err != nil {
+		return err
+	}
+	p, n, err := hostSlice(data)
+	if err != nil || n == 0 {
+		return err
+	}
+	if off < 0 || off+n > b.size {
+		return fmt.Errorf("%w: write of %d bytes at %d into a %d-byte buffer", ErrLaunch, n, off, b.size)
+	}
+	b.dev.mu.Lock()
+	defer b.dev.mu.Unlock()
+	return writeBuffer(b.dev.queue, b.mem, int(off), int(n), p)
+}
+
+// Read copies from the buffer at byte offset off into a Go slice. It waits for
+// every command queued before it (the queue is in order).
+func (b *Buffer) Read(off int64, data any) error {
+	if err := b.usable(); err != nil {
+		return err
+	}
+	p, n, err := hostSlice(data)
+	if err != nil || n == 0 {
+		return err
+	}
+	if off < 0 || off+n > b.size {
+		return fmt.Errorf("%w: read of %d bytes at %d from a %d-byte buffer", ErrLaunch, n, off, b.size)
+	}
+	b.dev.mu.Lock()
+	defer b.dev.mu.Unlock()
+	return readBuffer(b.dev.queue, b.mem, int(off), int(n), p)
+}
+
+// CopyTo enqueues a device-side copy of n bytes from b at srcOff to dst at
+// dstOff. It does not wait.
+func (b *Buffer) CopyTo(dst *Buffer, srcOff, dstOff, n int64) error {
+	if err := b.usable(); err != nil {
+		return err
+	}
+	if err := dst.usable(); err != nil {
+		return err
+	}
+	if n == 0 {
+		return nil
+	}
+	if dst.dev != b.dev {
+		return fmt.Errorf("%w: copy between devices %s and %s", ErrLaunch, b.dev.info.Name, dst.dev.info.Name)
+	}
+	if srcOff < 0 || dstOff < 0 || n < 0 || srcOff+n > b.size || dstOff+n > dst.size {
+		return fmt.Errorf("%w: copy of %d bytes from %d (of %d) to %d (of %d)", ErrLaunch, n, srcOff, b.size, dstOff, dst.size)
+	}
+	b.dev.mu.Lock()
+	defer b.dev.mu.Unlock()
+	return copyBuffer(b.dev.queue, b.mem, dst.mem, int(srcOff), int(dstOff), int(n))
+}
+
+// Fill enqueues setting n bytes at off to repetitions of pattern (whose
+// length must be 1, 2, 4, 8, 16, 32, 64 or 128 and divide off and n).
+func (b *Buffer) Fill(pattern []byte, off, n int64) error {
+	if err := b.usable(); err != nil {
+		return err
+	}
+	if n == 0 {
+		return nil
+	}
+	if off < 0 || n < 0 || off+n > b.size {
+		return fmt.Errorf("%w: fill of %d bytes at %d in a %d-byte buffer", ErrLaunch, n, off, b.size)
+	}
+	p := int64(len(pattern))
+	if p == 0 || p&(p-1) != 0 || p > 128 || off%p != 0 || n%p != 0 {
+		return fmt.Errorf("%w: fill pattern of %d bytes does not fit offset %d, size %d", ErrLaunch, p, off, n)
+	}
+	b.dev.mu.Lock()
+	defer b.dev.mu.Unlock()
+	return fillBuffer(b.dev.queue, b.mem, pattern, int(off), int(n))
+}

@@ -1,0 +1,74 @@
+package kernels
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors. Every error returned by this package matches one of them
+// with errors.Is.
+var (
+	// ErrNoDevice reports that no OpenCL device matched the request.
+	ErrNoDevice = errors.New("kernels: no matching OpenCL device")
+	// ErrOutOfMemory reports an allocation beyond what the device can hold.
+	ErrOutOfMemory = errors.New("kernels: device out of memory")
+	// ErrBuild reports that an OpenCL program failed to compile.
+	ErrBuild = errors.New("kernels: program build failed")
+	// ErrOpenCL reports any other failing OpenCL call.
+	ErrOpenCL = errors.New("kernels: OpenCL call failed")
+	// ErrReleased reports use of a buffer after Release.
+	ErrReleased = errors.New("kernels: buffer already released")
+	// ErrLaunch reports a launch with an invalid geometry or arguments.
+	ErrLaunch = errors.New("kernels: invalid kernel launch")
+)
+
+// BuildError carries the full compiler log of a failed program build.
+type BuildError struct {
+	Source  string // name of the source file(s) that failed
+	Device  string
+	Options string
+	Log     string
+	Err     error
+}
+
+func (e *BuildError) Error() string {
+	return fmt.Sprintf("kernels: building %s for %s (options %q): %v\n%s", e.Source, e.Device, e.Options, e.Err, e.Log)
+}
+
+// Is makes a BuildError match ErrBuild.
+func (e *BuildError) Is(target error) bool { return target == ErrBuild }
+
+// Unwrap returns the OpenCL error.
+func (e *BuildError) Unwrap() error { return e.Err }
+
+// OutOfMemoryError names the sizes involved in a failed allocation.
+type OutOfMemoryError struct {
+	Device    string
+	Requested int64 // bytes asked for
+	Live      int64 // bytes held by this process on the device at the time
+	Global    int64 // device global memory
+	MaxAlloc  int64 // largest single allocation the device allows
+	Reason    string
+}
+
+func (e *OutOfMemoryError) Error() string {
+	return fmt.Sprintf("kernels: device %s out of memory: %s (requested %s, live %s, global %s, max single allocation %s)",
+		e.Device, e.Reason, FormatBytes(e.Requested), FormatBytes(e.Live), FormatBytes(e.Global), FormatBytes(e.MaxAlloc))
+}
+
+// Is makes an OutOfMemoryError match ErrOutOfMemory.
+func (e *OutOfMemoryError) Is(target error) bool { return target == ErrOutOfMemory }
+
+// FormatBytes renders a byte count with a binary unit, e.g. "1.50 GiB".
+func FormatBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit && exp < 4; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.2f %ciB", float64(n)/float64(div), "KMGTP"[exp])
+}
