@@ -1,0 +1,375 @@
+package fem
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/oclsolve/oclsolve/afarray/sparse"
+)
+
+// System is an assembled linear system K u = F of a model.
+type System struct {
+	Name      string    // model name, e.g. "model1"
+	Grid      string    // mesh description "AxBxC" (see Model1Options, Model2Options)
+	Numbering Numbering // node numbering used for the equations
+	Material  Material
+
+	// K is the full symmetric stiffness matrix (both triangles stored,
+	// Symmetric false), 0-based, duplicates summed, sorted by column and
+	// then by row.
+	K *sparse.COO
+	// F is the load vector, one entry per equation, in newtons.
+	F []float64
+	// NumDOF is the number of equations (free degrees of freedom), the order
+	// of K.
+	NumDOF int
+
+	// Mesh is the mesh the system was assembled from.
+	Mesh *Mesh
+	// Equation maps degree of freedom 3·node+component to its equation
+	// (row of K), or -1 where the DOF is fixed.
+	Equation []int32
+
+	// AssemblyTime is the wall time of Assemble: numbering, sparsity
+	// pattern, element matrices and summation (mesh generation excluded).
+	AssemblyTime time.Duration
+}
+
+// Displacement returns component c (0 = x, 1 = y, 2 = z) of node's
+// displacement in the solution vector u of the system; fixed DOFs are 0.
+func (s *System) Displacement(u []float64, node, c int) float64 {
+	e := s.Equation[3*node+c]
+	if e < 0 {
+		return 0
+	}
+	return u[e]
+}
+
+// Assemble numbers the free DOFs of mesh in the given node numbering and
+// assembles the global stiffness matrix and load vector for material mat.
+//
+// The sparsity pattern is built first, node by node, from the node graph
+// (nodes sharing an element are coupled): the rows of every column are known
+// before any value is summed, so no triplet list or dense intermediate is
+// formed and each element contribution is added in place. Element matrices
+// are computed once per distinct element shape (equal up to translation),
+// which for structured meshes leaves few to compute. Both passes run in
+// parallel over nodes; each worker owns the columns of its nodes, so no
+// locking is needed.
+func Assemble(mesh *Mesh, mat Material, num Numbering) (*System, error) {
+	start := time.Now()
+	if err := mesh.Validate(); err != nil {
+		return nil, err
+	}
+	if err := mat.Validate(); err != nil {
+		return nil, err
+	}
+	if num != Natural && num != RCM {
+		return nil, fmt.Errorf("%w: unknown numbering %d", ErrMesh, int(num))
+	}
+	nn := mesh.NumNodes()
+	workers := runtime.GOMAXPROCS(0)
+
+	// Node → element incidence, CSR.
+	nePtr := make([]int32, nn+1)
+	for _, v := range mesh.Elems {
+		nePtr[v+1]++
+	}
+	for i := 0; i < nn; i++ {
+		nePtr[i+1] += nePtr[i]
+	}
+	neIdx := make([]int32, len(mesh.Elems))
+	fill := slices.Clone(nePtr[:nn])
+	for k, v := range mesh.Elems {
+		neIdx[fill[v]] = int32(k / 8)
+		fill[v]++
+	}
+
+	// Node adjacency (including the node itself), sorted, original numbering.
+	adjPtr, adj := nodeGraph(mesh.Elems, nePtr, neIdx, nn, workers)
+
+	// Node order and its inverse.
+	var order []int32
+	if num == RCM {
+		order = rcmOrder(adjPtr, adj)
+	} else {
+		order = make([]int32, nn)
+		for i := range order {
+			order[i] = int32(i)
+		}
+	}
+	newOf := make([]int32, nn)
+	for k, v := range order {
+		newOf[v] = int32(k)
+	}
+
+	// Equations: node-major in the new order, fixed DOFs skipped. The DOFs
+	// of one node get consecutive numbers, so a row range in a column is a
+	// run of whole nodes.
+	eq := make([]int32, 3*nn)
+	firstEq := make([]int32, nn)
+	nfree := make([]int32, nn)
+	n := 0
+	for _, v := range order {
+		firstEq[v] = int32(n)
+		for c := 0; c < 3; c++ {
+			if mesh.Fixed[3*v+int32(c)] {
+				eq[3*v+int32(c)] = -1
+				continue
+			}
+			eq[3*v+int32(c)] = int32(n)
+			n++
+		}
+		nfree[v] = int32(n) - firstEq[v]
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("%w: every degree of freedom is fixed", ErrMesh)
+	}
+
+	// Sort each adjacency list by new index; nbr holds the new indices for
+	// binary search, offs the row offset of each neighbour within a column
+	// of the owning node, height the rows per column of each node.
+	nbr := make([]int32, len(adj))
+	offs := make([]int32, len(adj))
+	height := make([]int64, nn)
+	parallelRange(nn, workers, func(lo, hi int) {
+		for b := lo; b < hi; b++ {
+			l := adj[adjPtr[b]:adjPtr[b+1]]
+			slices.SortFunc(l, func(x, y int32) int { return int(newOf[x] - newOf[y]) })
+			h := int64(0)
+			for t, a := range l {
+				nbr[int(adjPtr[b])+t] = newOf[a]
+				offs[int(adjPtr[b])+t] = int32(h)
+				h += int64(nfree[a])
+			}
+			height[b] = h
+		}
+	})
+
+	// Column pointers in equation order.
+	colPtr := make([]int64, n+1)
+	for _, v := range order {
+		for c := 0; c < 3; c++ {
+			if e := eq[3*v+int32(c)]; e >= 0 {
+				colPtr[e+1] = colPtr[e] + height[v]
+			}
+		}
+	}
+	nnz := colPtr[n]
+	if nnz > math.MaxInt32 {
+		return nil, fmt.Errorf("%w: %d nonzeros exceed the int32 index range", ErrMesh, nnz)
+	}
+	I := make([]int32, nnz)
+	J := make([]int32, nnz)
+	V := make([]float64, nnz)
+
+	// Element matrices, one per distinct shape.
+	kind, shapes := elementShapes(mesh)
+	lambda, mu := mat.Lame()
+	kes := make([][576]float64, len(shapes))
+	var errMu sync.Mutex
+	var firstErr error
+	parallelRange(len(shapes), workers, func(lo, hi int) {
+		for s := lo; s < hi; s++ {
+			if err := hex8Stiffness(&shapes[s].xyz, lambda, mu, &kes[s]); err != nil {
+				errMu.Lock()
+				if firstErr == nil {
+					firstErr = fmt.Errorf("element %d: %w", shapes[s].elem, err)
+				}
+				errMu.Unlock()
+			}
+		}
+	})
+	if firstErr != nil {
+		return nil, firstErr
+	}
+
+	// Pattern and values, column by column; worker owns nodes [lo, hi).
+	parallelRange(nn, workers, func(lo, hi int) {
+		for b := lo; b < hi; b++ {
+			nb := nbr[adjPtr[b]:adjPtr[b+1]]
+			ob := offs[adjPtr[b]:adjPtr[b+1]]
+			l := adj[adjPtr[b]:adjPtr[b+1]]
+			for cb := 0; cb < 3; cb++ {
+				col := eq[3*b+cb]
+				if col < 0 {
+					continue
+				}
+				p := colPtr[col]
+				for _, a := range l {
+					for ca := int32(0); ca < 3; ca++ {
+						if r := eq[3*a+ca]; r >= 0 {
+							I[p], J[p] = r, col
+							p++
+						}
+					}
+				}
+			}
+			for _, e := range neIdx[nePtr[b]:nePtr[b+1]] {
+				nodes := mesh.Elems[8*e : 8*e+8]
+				jb := 0
+				for nodes[jb] != int32(b) {
+					jb++
+				}
+				ke := &kes[kind[e]]
+				for ia, a := range nodes {
+					t, _ := slices.BinarySearch(nb, newOf[a])
+					rowBase := int64(ob[t]) - int64(firstEq[a])
+					for cb := 0; cb < 3; cb++ {
+						col := eq[3*b+cb]
+						if col < 0 {
+							continue
+						}
+						base := colPtr[col] + rowBase
+						for ca := 0; ca < 3; ca++ {
+							if r := eq[3*int(a)+ca]; r >= 0 {
+								V[base+int64(r)] += ke[(3*ia+ca)*24+3*jb+cb]
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+
+	f := make([]float64, n)
+	for d, e := range eq {
+		if e >= 0 {
+			f[e] = mesh.Loads[d]
+		}
+	}
+	return &System{
+		Numbering:    num,
+		Material:     mat,
+		K:            &sparse.COO{Rows: n, Cols: n, I: I, J: J, V: V},
+		F:            f,
+		NumDOF:       n,
+		Mesh:         mesh,
+		Equation:     eq,
+		AssemblyTime: time.Since(start),
+	}, nil
+}
+
+// nodeGraph returns the node adjacency in CSR form: for each node, the
+// sorted set of nodes that share an element with it, itself included.
+func nodeGraph(elems, nePtr, neIdx []int32, nn, workers int) (ptr, adj []int32) {
+	type part struct {
+		deg  []int32
+		list []int32
+	}
+	chunks := chunkBounds(nn, workers)
+	parts := make([]part, len(chunks)-1)
+	var wg sync.WaitGroup
+	for w := range parts {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			lo, hi := chunks[w], chunks[w+1]
+			p := part{deg: make([]int32, hi-lo), list: make([]int32, 0, 27*(hi-lo))}
+			var buf []int32
+			for v := lo; v < hi; v++ {
+				buf = buf[:0]
+				for _, e := range neIdx[nePtr[v]:nePtr[v+1]] {
+					buf = append(buf, elems[8*e:8*e+8]...)
+				}
+				slices.Sort(buf)
+				buf = slices.Compact(buf)
+				p.deg[v-lo] = int32(len(buf))
+				p.list = append(p.list, buf...)
+			}
+			parts[w] = p
+		}(w)
+	}
+	wg.Wait()
+	ptr = make([]int32, nn+1)
+	total := 0
+	for _, p := range parts {
+		total += len(p.list)
+	}
+	adj = make([]int32, 0, total)
+	v := 0
+	for _, p := range parts {
+		for _, d := range p.deg {
+			ptr[v+1] = ptr[v] + d
+			v++
+		}
+		adj = append(adj, p.list...)
+	}
+	return ptr, adj
+}
+
+// chunkBounds splits [0, n) into at most workers contiguous ranges.
+func chunkBounds(n, workers int) []int {
+	if workers < 1 {
+		workers = 1
+	}
+	if workers > n {
+		workers = max(n, 1)
+	}
+	b := make([]int, workers+1)
+	for w := 0; w <= workers; w++ {
+		b[w] = n * w / workers
+	}
+	return b
+}
+
+// parallelRange runs body over contiguous ranges of [0, n) on up to workers
+// goroutines and waits for them.
+func parallelRange(n, workers int, body func(lo, hi int)) {
+	b := chunkBounds(n, workers)
+	var wg sync.WaitGroup
+	for w := 0; w+1 < len(b); w++ {
+		wg.Add(1)
+		go func(lo, hi int) {
+			defer wg.Done()
+			body(lo, hi)
+		}(b[w], b[w+1])
+	}
+	wg.Wait()
+}
+
+// elemShape is a distinct element geometry: coordinates relative to the
+// element's first node, and an element that has it (for error messages).
+type elemShape struct {
+	xyz  [24]float64
+	elem int
+}
+
+// shapeTolerance is the length, in metres, below which two element
+// geometries count as the same shape when caching element matrices. It is
+// far below any mesh size used here but above the rounding noise that
+// translating coordinates introduces.
+const shapeTolerance = 1e-9
+
+// elementShapes groups the elements by geometry up to translation: kind[e]
+// indexes shapes. Structured meshes of the two models repeat few shapes.
+func elementShapes(mesh *Mesh) (kind []int32, shapes []elemShape) {
+	ne := mesh.NumElems()
+	kind = make([]int32, ne)
+	seen := make(map[[24]int64]int32)
+	var key [24]int64
+	var rel [24]float64
+	for e := 0; e < ne; e++ {
+		nodes := mesh.Elems[8*e : 8*e+8]
+		o := 3 * int(nodes[0])
+		for a, v := range nodes {
+			for c := 0; c < 3; c++ {
+				d := mesh.Coords[3*int(v)+c] - mesh.Coords[o+c]
+				rel[3*a+c] = d
+				key[3*a+c] = int64(math.Round(d / shapeTolerance))
+			}
+		}
+		k, ok := seen[key]
+		if !ok {
+			k = int32(len(shapes))
+			seen[key] = k
+			shapes = append(shapes, elemShape{xyz: rel, elem: e})
+		}
+		kind[e] = k
+	}
+	return kind, shapes
+}
