@@ -64,3 +64,7 @@ func (e *ParseError) Unwrap() []error {
 	}
 	return []error{ErrMalformed}
 }
+
+func errNotSquare(r, c int) error {
+	return fmt.Errorf("%w: %dx%d matrix is not square", ErrShape, r, c)
+}

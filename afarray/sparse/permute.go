@@ -1,0 +1,156 @@
+package sparse
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Permutation convention. Throughout this package a permutation perm of
+// length n lists, for each new position i, the old index placed there:
+// perm[i] = old index at new position i. The symmetric permutation of A is
+// then B = P A Pᵀ with B[i][j] = A[perm[i]][perm[j]], which is SciPy's
+// A[perm][:, perm] for perm = reverse_cuthill_mckee(A). To solve A x = b with
+// the reordered matrix: b' = PermuteVec(b, perm), solve B x' = b', then
+// x = InversePermuteVec(x', perm).
+
+// InversePermutation checks that perm is a permutation of 0..len(perm)-1
+// and returns its inverse inv, with inv[perm[i]] = i (inv[old] = new). It
+// returns ErrPermutation otherwise.
+func InversePermutation(perm []int) ([]int, error) {
+	n := len(perm)
+	inv := make([]int, n)
+	for i := range inv {
+		inv[i] = -1
+	}
+	for i, p := range perm {
+		if p < 0 || p >= n || inv[p] >= 0 {
+			return nil, fmt.Errorf("%w: perm[%d]=%d is out of range or repeated (n=%d)", ErrPermutation, i, p, n)
+		}
+		inv[p] = i
+	}
+	return inv, nil
+}
+
+// checkPerm returns the inverse of perm after checking that it has length n.
+func checkPerm(perm []int, n int) ([]int, error) {
+	if len(perm) != n {
+		return nil, fmt.Errorf("%w: permutation of length %d for order %d", ErrPermutation, len(perm), n)
+	}
+	return InversePermutation(perm)
+}
+
+// PermuteVec returns y with y[i] = x[perm[i]]: the right-hand side of the
+// permuted system.
+func PermuteVec(x []float64, perm []int) ([]float64, error) {
+	if _, err := checkPerm(perm, len(x)); err != nil {
+		return nil, err
+	}
+	y := make([]float64, len(x))
+	for i, p := range perm {
+		y[i] = x[p]
+	}
+	return y, nil
+}
+
+// InversePermuteVec undoes PermuteVec: it returns x with x[perm[i]] = y[i],
+// the solution of the original system from that of the permuted one.
+func InversePermuteVec(y []float64, perm []int) ([]float64, error) {
+	if _, err := checkPerm(perm, len(y)); err != nil {
+		return nil, err
+	}
+	x := make([]float64, len(y))
+	for i, p := range perm {
+		x[p] = y[i]
+	}
+	return x, nil
+}
+
+// Permute returns P c Pᵀ (see the permutation convention above) for a square
+// c. The entries keep their order; a Symmetric c stays Symmetric with its
+// entries moved to the lower triangle.
+func (c *COO) Permute(perm []int) (*COO, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	if c.Rows != c.Cols {
+		return nil, fmt.Errorf("%w: %dx%d matrix is not square", ErrShape, c.Rows, c.Cols)
+	}
+	inv, err := checkPerm(perm, c.Rows)
+	if err != nil {
+		return nil, err
+	}
+	b := &COO{Rows: c.Rows, Cols: c.Cols, Symmetric: c.Symmetric,
+		I: make([]int32, len(c.V)), J: make([]int32, len(c.V)), V: append([]float64(nil), c.V...)}
+	for k := range c.V {
+		i, j := int32(inv[c.I[k]]), int32(inv[c.J[k]])
+		if c.Symmetric && i < j {
+			i, j = j, i
+		}
+		b.I[k], b.J[k] = i, j
+	}
+	return b, nil
+}
+
+// Permute returns P a Pᵀ for a square a: new row i is old row perm[i], with
+// its columns renumbered and sorted.
+func (a *CSR) Permute(perm []int) (*CSR, error) {
+	if err := a.Validate(); err != nil {
+		return nil, err
+	}
+	if a.Rows != a.Cols {
+		return nil, fmt.Errorf("%w: %dx%d matrix is not square", ErrShape, a.Rows, a.Cols)
+	}
+	inv, err := checkPerm(perm, a.Rows)
+	if err != nil {
+		return nil, err
+	}
+	b := &CSR{Rows: a.Rows, Cols: a.Cols, RowPtr: make([]int32, a.Rows+1),
+		ColIdx: make([]int32, 0, len(a.ColIdx)), Values: make([]float64, 0, len(a.Values))}
+	type entry struct {
+		j int32
+		v float64
+	}
+	var row []entry
+	for i, p := range perm {
+		row = row[:0]
+		for q := a.RowPtr[p]; q < a.RowPtr[p+1]; q++ {
+			row = append(row, entry{int32(inv[a.ColIdx[q]]), a.Values[q]})
+		}
+		slices.SortFunc(row, func(x, y entry) int { return int(x.j - y.j) })
+		for _, e := range row {
+			b.ColIdx, b.Values = append(b.ColIdx, e.j), append(b.Values, e.v)
+		}
+		b.RowPtr[i+1] = int32(len(b.Values))
+	}
+	return b, nil
+}
+
+// Permute returns P a Pᵀ in the CSC layout, in O(nnz + n).
+func (a *CSC) Permute(perm []int) (*CSC, error) {
+	c, err := a.ToCOO()
+	if err != nil {
+		return nil, err
+	}
+	p, err := c.Permute(perm)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.Compact(); err != nil {
+		return nil, err
+	}
+	return cscFromLower(p), nil
+}
+
+// Permute returns P s Pᵀ in the skyline layout. The new skyline is built for
+// the new order, so its length generally differs from s's.
+func (s *SKS) Permute(perm []int) (*SKS, error) {
+	c, err := s.ToCOO()
+	if err != nil {
+		return nil, err
+	}
+	p, err := c.Permute(perm)
+	if err != nil {
+		return nil, err
+	}
+	return SKSFromCOO(p)
+}

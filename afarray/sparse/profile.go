@@ -1,0 +1,101 @@
+package sparse
+
+// Envelope measures of a symmetric matrix under an ordering, with the
+// definitions of the matrix INDEX: for row i of the lower triangle, f(i) is
+// its first stored column (f(i) = i for a row with only its diagonal); the
+// bandwidth is max_i (i − f(i)) and the profile is Σ_i (i − f(i)), diagonal
+// excluded. A classic (row-envelope) skyline then holds profile + n values.
+// The thesis's SKS layout, which runs down the columns and obeys the
+// monotone last-row rule, has its own length: see SKSLen.
+//
+// perm follows the package convention (perm[i] = old index at new position
+// i); nil means the matrix's own order. Only the structure counts: a stored
+// zero is an entry. A general c is read as the structure of A + Aᵀ.
+
+// Bandwidth returns max_i (i − f(i)) of c under perm.
+func Bandwidth(c *COO, perm []int) (int, error) {
+	bw, _, err := envelope(c, perm)
+	return bw, err
+}
+
+// Profile returns Σ_i (i − f(i)) of c under perm.
+func Profile(c *COO, perm []int) (int64, error) {
+	_, p, err := envelope(c, perm)
+	return p, err
+}
+
+// SkylineLen returns profile + n, the length of a row-envelope skyline.
+func SkylineLen(c *COO, perm []int) (int64, error) {
+	_, p, err := envelope(c, perm)
+	return p + int64(c.Rows), err
+}
+
+// orderMap validates c and perm and returns inv (inv[old] = new), or nil for
+// the identity.
+func orderMap(c *COO, perm []int) ([]int, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	if c.Rows != c.Cols {
+		return nil, errNotSquare(c.Rows, c.Cols)
+	}
+	if perm == nil {
+		return nil, nil
+	}
+	return checkPerm(perm, c.Rows)
+}
+
+func envelope(c *COO, perm []int) (int, int64, error) {
+	inv, err := orderMap(c, perm)
+	if err != nil {
+		return 0, 0, err
+	}
+	first := make([]int32, c.Rows)
+	for i := range first {
+		first[i] = int32(i)
+	}
+	for k := range c.V {
+		i, j := c.I[k], c.J[k]
+		if inv != nil {
+			i, j = int32(inv[i]), int32(inv[j])
+		}
+		if i < j {
+			i, j = j, i
+		}
+		first[i] = min(first[i], j)
+	}
+	bw, prof := 0, int64(0)
+	for i, f := range first {
+		bw = max(bw, i-int(f))
+		prof += int64(i - int(f))
+	}
+	return bw, prof, nil
+}
+
+// SKSLen returns the length of the thesis skyline storage (SKS.Len) of c
+// under perm, without building it: the "le" of ThesisMemorySKS.
+func SKSLen(c *COO, perm []int) (int64, error) {
+	inv, err := orderMap(c, perm)
+	if err != nil {
+		return 0, err
+	}
+	n := c.Rows
+	lastRow := make([]int32, n)
+	for k := range c.V {
+		i, j := c.I[k], c.J[k]
+		if inv != nil {
+			i, j = int32(inv[i]), int32(inv[j])
+		}
+		if i < j {
+			i, j = j, i
+		}
+		lastRow[j] = max(lastRow[j], i)
+	}
+	var total int64
+	last := int32(-1)
+	for j := 0; j < n; j++ {
+		last = max(last, lastRow[j], int32(j))
+		total += int64(last) - int64(j) + 1
+	}
+	return total, nil
+}
