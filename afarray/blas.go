@@ -1,0 +1,150 @@
+package afarray
+
+import (
+	"fmt"
+
+	"github.com/oclsolve/oclsolve/kernels"
+)
+
+// Gemv computes y = alpha*op(A)*x + beta*y on the device, where op(A) is A or
+// its transpose. x and y are vectors (any array whose length fits). All
+// operands share one floating dtype.
+func Gemv(trans bool, alpha float64, a, x *Array, beta float64, y *Array) error {
+	for _, v := range []*Array{a, x, y} {
+		if err := v.usable(); err != nil {
+			return fmt.Errorf("Gemv: %w", err)
+		}
+		if v.dtype != a.dtype || v.dev != a.dev {
+			return fmt.Errorf("Gemv: %w", ErrDType)
+		}
+	}
+	if err := needFloat("Gemv", a); err != nil {
+		return err
+	}
+	m, n := a.rows, a.cols
+	if trans {
+		m, n = n, m
+	}
+	if x.Len() != n || y.Len() != m {
+		return fmt.Errorf("Gemv: %w: op(A) is %dx%d, x has %d, y has %d elements", ErrShape, m, n, x.Len(), y.Len())
+	}
+	if m == 0 {
+		return nil
+	}
+	y.touch()
+	if !trans {
+		k, err := a.kernel("gemv_n")
+		if err != nil {
+			return err
+		}
+		local := min(localSize, k.MaxWorkGroupSize())
+		return k.Launch([]int{kernels.RoundUp(m, local)}, []int{local}, int32(a.rows), int32(a.cols), a.typed(alpha), a.buf, x.buf, a.typed(beta), y.buf)
+	}
+	k, err := a.kernel("gemv_t")
+	if err != nil {
+		return err
+	}
+	local := pow2Floor(min(localSize, k.MaxWorkGroupSize()))
+	return k.Launch([]int{m * local}, []int{local}, int32(a.rows), int32(a.cols), a.typed(alpha), a.buf, x.buf, a.typed(beta), y.buf, kernels.Local(int64(local)*a.dtype.Size()))
+}
+
+// gemmTile is TS in blas.cl.
+const gemmTile = 16
+
+// Gemm computes C = alpha*op(A)*op(B) + beta*C with a kernel that stages
+// 16x16 tiles of A and B in local memory.
+func Gemm(transA, transB bool, alpha float64, a, b *Array, beta float64, c *Array) error {
+	for _, v := range []*Array{a, b, c} {
+		if err := v.usable(); err != nil {
+			return fmt.Errorf("Gemm: %w", err)
+		}
+		if v.dtype != a.dtype || v.dev != a.dev {
+			return fmt.Errorf("Gemm: %w", ErrDType)
+		}
+	}
+	if err := needFloat("Gemm", a); err != nil {
+		return err
+	}
+	m, k := a.rows, a.cols
+	if transA {
+		m, k = k, m
+	}
+	kb, n := b.rows, b.cols
+	if transB {
+		kb, n = n, kb
+	}
+	if kb != k || c.rows != m || c.cols != n {
+		return fmt.Errorf("Gemm: %w: op(A) %dx%d, op(B) %dx%d, C %dx%d", ErrShape, m, k, kb, n, c.rows, c.cols)
+	}
+	if m == 0 || n == 0 {
+		return nil
+	}
+	kern, err := a.kernel("gemm")
+	if err != nil {
+		return err
+	}
+	c.touch()
+	return kern.Launch([]int{kernels.RoundUp(m, gemmTile), kernels.RoundUp(n, gemmTile)}, []int{gemmTile, gemmTile},
+		int32(m), int32(n), int32(k), boolInt(transA), boolInt(transB), a.typed(alpha),
+		a.buf, int32(a.rows), b.buf, int32(b.rows), a.typed(beta), c.buf)
+}
+
+// MatMul returns op(A)*op(B) as a new array.
+func MatMul(transA, transB bool, a, b *Array) (*Array, error) {
+	if err := a.usable(); err != nil {
+		return nil, err
+	}
+	if err := b.usable(); err != nil {
+		return nil, err
+	}
+	m, n := a.rows, b.cols
+	if transA {
+		m = a.cols
+	}
+	if transB {
+		n = b.rows
+	}
+	c, err := newArray(a.dev, a.dtype, m, n, false)
+	if err != nil {
+		return nil, err
+	}
+	if err := Gemm(transA, transB, 1, a, b, 0, c); err != nil {
+		c.Release()
+		return nil, err
+	}
+	return c, nil
+}
+
+// Transpose returns the transpose of a, through local-memory tiles so that
+// reads and writes coalesce.
+func Transpose(a *Array) (*Array, error) {
+	if err := a.usable(); err != nil {
+		return nil, err
+	}
+	t, err := newArray(a.dev, a.dtype, a.cols, a.rows, false)
+	if err != nil {
+		return nil, err
+	}
+	if a.Len() == 0 {
+		return t, nil
+	}
+	k, err := a.kernel("transpose")
+	if err != nil {
+		t.Release()
+		return nil, err
+	}
+	const tt = 16
+	if err := k.Launch([]int{kernels.RoundUp(a.rows, tt), kernels.RoundUp(a.cols, tt)}, []int{tt, tt}, int32(a.rows), int32(a.cols), a.buf, t.buf); err != nil {
+		t.Release()
+		return nil, err
+	}
+	t.touch()
+	return t, nil
+}
+
+func boolInt(b bool) int32 {
+	if b {
+		return 1
+	}
+	return 0
+}

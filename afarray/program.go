@@ -1,0 +1,81 @@
+package afarray
+
+import (
+	_ "embed"
+	"fmt"
+	"sync"
+
+	"github.com/oclsolve/oclsolve/kernels"
+)
+
+var (
+	//go:embed elementwise.cl
+	elementwiseSource string
+	//go:embed reduce.cl
+	reduceSource string
+	//go:embed blas.cl
+	blasSource string
+)
+
+// The afarray kernels are one program per element type, built with T set to
+// the OpenCL type. kernels.Device.Build caches them too; this map only saves
+// hashing the source on every launch.
+type programKey struct {
+	dev   *kernels.Device
+	dtype DType
+}
+
+var (
+	programsMu sync.Mutex
+	programs   = map[programKey]*kernels.Program{}
+)
+
+func program(dev *kernels.Device, t DType) (*kernels.Program, error) {
+	programsMu.Lock()
+	defer programsMu.Unlock()
+	key := programKey{dev, t}
+	if p, ok := programs[key]; ok {
+		return p, nil
+	}
+	acc := "double"
+	if !dev.Info().FP64 {
+		acc = "float"
+	}
+	opts := fmt.Sprintf("-DT=%s -DACC=%s", t.clType(), acc)
+	srcs := []kernels.Source{{Name: "elementwise.cl", Text: elementwiseSource}, {Name: "reduce.cl", Text: reduceSource}}
+	if t.isFloat() {
+		opts += " -DT_IS_FLOAT"
+		srcs = append(srcs, kernels.Source{Name: "blas.cl", Text: blasSource})
+	}
+	p, err := dev.Build(opts, srcs...)
+	if err != nil {
+		return nil, err
+	}
+	programs[key] = p
+	return p, nil
+}
+
+// localSize is the work-group size of afarray's 1-D kernels.
+const localSize = 256
+
+func (a *Array) kernel(name string) (*kernels.Kernel, error) {
+	p, err := program(a.dev, a.dtype)
+	if err != nil {
+		return nil, err
+	}
+	return p.Kernel(name)
+}
+
+// launchElementwise launches a 1-D kernel with one work-item per element.
+func (a *Array) launchElementwise(name string, n int, args ...any) error {
+	if n == 0 {
+		return nil
+	}
+	k, err := a.kernel(name)
+	if err != nil {
+		return err
+	}
+	local := min(localSize, k.MaxWorkGroupSize())
+	a.touch()
+	return k.Launch([]int{kernels.RoundUp(n, local)}, []int{local}, append([]any{int32(n)}, args...)...)
+}
