@@ -115,4 +115,3 @@ func Sum(x *Array) (float64, error) { return scalarOf(reduce("Sum", opSum, x, ni
 // MaxAbs returns the largest absolute value of the elements (0 for an empty
 // array).
 func MaxAbs(x *Array) (float64, error) { return scalarOf(reduce("MaxAbs", opMaxAbs, x, nil)) }
-
