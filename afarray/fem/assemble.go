@@ -95,7 +95,10 @@ func Assemble(mesh *Mesh, mat Material, num Numbering) (*System, error) {
 	// Node order and its inverse.
 	var order []int32
 	if num == RCM {
-		order = rcmOrder(adjPtr, adj)
+		var err error
+		if order, err = rcmOrder(adjPtr, adj); err != nil {
+			return nil, err
+		}
 	} else {
 		order = make([]int32, nn)
 		for i := range order {
