@@ -1,0 +1,253 @@
+// Package repl is oclsolve's interactive engine: gomacro's fast Go
+// interpreter with oclsolve, gonum and the usual standard packages compiled
+// in (see bindings/), plus session commands (:help, :time, :mem, :device,
+// :load, :quit). The terminal REPL, `oclsolve run` and the Jupyter kernel
+// all drive the same Engine.
+package repl
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/cosmos72/gomacro/base"
+	"github.com/cosmos72/gomacro/fast"
+	"github.com/cosmos72/gomacro/imports"
+
+	_ "github.com/oclsolve/oclsolve/repl/bindings" // the packages interpreted code can import
+)
+
+// Errors returned by Eval.
+var (
+	// ErrEval wraps every error raised while compiling or running
+	// interpreted code, including panics.
+	ErrEval = errors.New("evaluation failed")
+	// ErrInterrupted marks an evaluation stopped by Interrupt.
+	ErrInterrupted = errors.New("interrupted")
+	// ErrCommand marks a malformed or failing session command.
+	ErrCommand = errors.New("command failed")
+	// ErrNotBound marks an import of a package not compiled into oclsolve.
+	ErrNotBound = errors.New("package not available")
+)
+
+// Options configure a new Engine.
+type Options struct {
+	// Stdout receives the output of session commands (:time, :mem, ...)
+	// and Stderr the interpreter's warnings. Both default to os.Stdout
+	// and os.Stderr. Interpreted code itself writes to os.Stdout.
+	Stdout, Stderr io.Writer
+	// Devices is the device layer behind :mem, :device and :time. Nil
+	// means the OpenCL devices of package kernels.
+	Devices Devices
+	// Bare skips the session's default imports.
+	Bare bool
+}
+
+// Engine is one interpreter session. Its methods may be called from
+// several goroutines, but evaluations run one at a time; Interrupt may be
+// called while an evaluation runs.
+type Engine struct {
+	ir      *fast.Interp
+	stdout  io.Writer
+	stderr  io.Writer
+	devices Devices
+
+	mu          sync.Mutex // serialises evaluations
+	running     atomic.Bool
+	interrupted atomic.Bool
+	imported    []string
+}
+
+// Result is what one evaluation produced.
+type Result struct {
+	// Values are the values of the last expression, if the input ended
+	// with one; statements and declarations produce none.
+	Values []any
+	// Types are the Go types of Values, as the interpreter names them.
+	Types []string
+	// Quit is set by :quit.
+	Quit bool
+}
+
+// DefaultImports are imported at the start of every session, when they are
+// bound. A session starts ready to work: fmt, math, gonum matrices, plots,
+// the display package and oclsolve's device arrays.
+var DefaultImports = []string{
+	"fmt",
+	"math",
+	"strings",
+	"time",
+	"gonum.org/v1/gonum/mat",
+	"gonum.org/v1/gonum/floats",
+	"gonum.org/v1/plot",
+	"gonum.org/v1/plot/plotter",
+	"github.com/oclsolve/oclsolve/notebook/display",
+	"github.com/oclsolve/oclsolve/kernels",
+	"github.com/oclsolve/oclsolve/afarray",
+	"github.com/oclsolve/oclsolve/afarray/sparse",
+	"github.com/oclsolve/oclsolve/afarray/solve",
+}
+
+// New starts a session.
+func New(o Options) (*Engine, error) {
+	e := &Engine{stdout: o.Stdout, stderr: o.Stderr, devices: o.Devices}
+	if e.stdout == nil {
+		e.stdout = os.Stdout
+	}
+	if e.stderr == nil {
+		e.stderr = os.Stderr
+	}
+	if e.devices == nil {
+		e.devices = openCLDevices{}
+	}
+	e.ir = fast.New()
+	g := &e.ir.Comp.Globals
+	g.Stdout = e.stderr
+	g.Stderr = e.stderr
+	// Panics are trapped by Eval itself, which turns them into errors.
+	g.Options &^= base.OptTrapPanic | base.OptShowPrompt | base.OptShowEval | base.OptShowEvalType
+	if !o.Bare {
+		var lines []string
+		for _, p := range DefaultImports {
+			if _, ok := imports.Packages[p]; ok {
+				lines = append(lines, fmt.Sprintf("import %q", p))
+				e.imported = append(e.imported, p)
+			}
+		}
+		// gomacro warns about the generic functions it skips while loading
+		// the standard library's types: noise, not news, at start-up.
+		g.Stdout, g.Stderr = io.Discard, io.Discard
+		_, err := e.evalGo(strings.Join(lines, "\n"))
+		g.Stdout, g.Stderr = e.stderr, e.stderr
+		if err != nil {
+			return nil, fmt.Errorf("repl: default imports: %w", err)
+		}
+	}
+	return e, nil
+}
+
+// Imported lists the packages the session imported at its start.
+func (e *Engine) Imported() []string { return append([]string(nil), e.imported...) }
+
+// Devices returns the device layer the engine reports on.
+func (e *Engine) Devices() Devices { return e.devices }
+
+// Eval evaluates src, which is Go code (statements, declarations,
+// expressions, imports of bound packages) or a session command starting
+// with ':'. A panic or a compile error becomes an error wrapping ErrEval;
+// the session keeps every declaration made before it.
+func (e *Engine) Eval(src string) (Result, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if t := strings.TrimSpace(src); strings.HasPrefix(t, ":") {
+		return e.command(t)
+	}
+	return e.evalGo(src)
+}
+
+// Interrupt stops the running evaluation, if any, at its next loop
+// iteration or function call in interpreted code; Eval then returns an
+// error wrapping ErrInterrupted. Compiled code (a device kernel, a gonum
+// call) runs to completion first.
+func (e *Engine) Interrupt() {
+	if e.running.Load() {
+		e.interrupted.Store(true)
+		e.ir.Interrupt(os.Interrupt)
+	}
+}
+
+// Running reports whether an evaluation is in progress.
+func (e *Engine) Running() bool { return e.running.Load() }
+
+// evalGo compiles and runs Go source. The caller holds e.mu (or is New).
+func (e *Engine) evalGo(src string) (res Result, err error) {
+	if strings.TrimSpace(src) == "" {
+		return Result{}, nil
+	}
+	if err := checkImports(src); err != nil {
+		return Result{}, err
+	}
+	e.interrupted.Store(false)
+	e.running.Store(true)
+	defer func() {
+		e.running.Store(false)
+		if r := recover(); r != nil {
+			err = e.panicError(r)
+		}
+	}()
+	vals, types := e.ir.Eval(src)
+	for i, v := range vals {
+		if !v.IsValid() {
+			continue
+		}
+		rv := v.ReflectValue()
+		if !rv.IsValid() || !rv.CanInterface() {
+			continue
+		}
+		res.Values = append(res.Values, rv.Interface())
+		name := ""
+		if i < len(types) && types[i] != nil {
+			name = types[i].String()
+		}
+		res.Types = append(res.Types, name)
+	}
+	return res, nil
+}
+
+// panicError turns what the interpreter panicked with into an error.
+func (e *Engine) panicError(r any) error {
+	if sig, ok := r.(base.Signal); ok && sig == base.SigInterrupt || e.interrupted.Load() {
+		return fmt.Errorf("%w", ErrInterrupted)
+	}
+	switch x := r.(type) {
+	case error:
+		return fmt.Errorf("%w: %w", ErrEval, x)
+	case reflect.Value:
+		if x.IsValid() && x.CanInterface() {
+			return fmt.Errorf("%w: panic: %v", ErrEval, x.Interface())
+		}
+	}
+	return fmt.Errorf("%w: panic: %v", ErrEval, r)
+}
+
+// LoadFile evaluates a Go source file in the session, as :load does. A
+// file with a package clause and a func main is a program: main is called
+// after the file's declarations are made.
+func (e *Engine) LoadFile(path string) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.loadFile(path)
+}
+
+func (e *Engine) loadFile(path string) error {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrCommand, err)
+	}
+	return e.loadSource(path, string(src))
+}
+
+// LoadSource evaluates a whole Go source text named name (for messages).
+func (e *Engine) LoadSource(name, src string) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.loadSource(name, src)
+}
+
+func (e *Engine) loadSource(name, src string) error {
+	program, body := splitPackageClause(src)
+	if _, err := e.evalGo(body); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if program && e.ir.ValueOf("main").IsValid() {
+		if _, err := e.evalGo("main()"); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return nil
+}
