@@ -143,7 +143,7 @@ func TestRCMProperties(t *testing.T) {
 	if bw, _ := Bandwidth(c, perm); bw != 1 {
 		t.Fatalf("paths must get bandwidth 1, got %d with %v", bw, perm)
 	}
-	for _, m := range []string{OrderNatural, OrderRCM, OrderAuto} {
+	for _, m := range []string{OrderNatural, OrderRCM, OrderAuto, OrderAutoProfile, ""} {
 		p, used, err := Order(c, m)
 		if err != nil || len(p) != 6 || used == OrderAuto {
 			t.Fatalf("%s: %v %v %v", m, p, used, err)
@@ -152,12 +152,25 @@ func TestRCMProperties(t *testing.T) {
 	if _, _, err := Order(c, "amd"); !errors.Is(err, ErrUnsupported) {
 		t.Fatalf("unknown ordering: %v", err)
 	}
-	// Auto keeps the natural order where RCM is worse (nos3).
-	nos3 := readShared(t, "nos3")
-	if _, used, _ := Order(nos3, OrderAuto); used != OrderNatural {
-		t.Errorf("nos3 auto chose %s", used)
-	}
-	if _, used, _ := Order(readShared(t, "bcsstk24"), OrderAuto); used != OrderRCM {
-		t.Errorf("bcsstk24 auto chose %s", used)
+	// The automatic choices: natural where RCM is worse (nos3), RCM where
+	// it is better (bcsstk24), and the two criteria disagreeing (bcsstk38).
+	for _, tc := range []struct{ name, auto, autoProfile string }{
+		{"nos3", OrderNatural, OrderNatural},
+		{"bcsstk24", OrderRCM, OrderRCM},
+		{"bcsstk38", OrderRCM, OrderNatural},
+	} {
+		m := readShared(t, tc.name)
+		perm, used, _ := Order(m, OrderAuto)
+		_, usedP, _ := Order(m, OrderAutoProfile)
+		if used != tc.auto || usedP != tc.autoProfile {
+			t.Errorf("%s: auto chose %s, auto-profile %s", tc.name, used, usedP)
+		}
+		best, _ := SKSLen(m, perm)
+		rcm, _ := ReverseCuthillMcKee(m)
+		for _, p := range [][]int{nil, rcm} {
+			if l, _ := SKSLen(m, p); l < best {
+				t.Errorf("%s: auto SKS length %d, another ordering %d", tc.name, best, l)
+			}
+		}
 	}
 }

@@ -89,7 +89,14 @@ func etree(n int, rp []int, cols []int32) []int {
 // of L once, so the whole analysis runs in O(nnz(L)) time after the
 // elimination tree. Columns of L come out in the thesis CSC layout with
 // increasing rows, identical to ThesisSymbolicCholesky's.
-func SymbolicCholesky(a *CSC) (*Symbolic, error) {
+func SymbolicCholesky(a *CSC) (*Symbolic, error) { return symbolic(a, true) }
+
+// SymbolicCounts is SymbolicCholesky without building L: it returns the
+// elimination tree, the column counts, NNZ and Flops, with L nil, in
+// O(nnz(L)) time but only O(n) extra memory. Use it for statistics.
+func SymbolicCounts(a *CSC) (*Symbolic, error) { return symbolic(a, false) }
+
+func symbolic(a *CSC, buildL bool) (*Symbolic, error) {
 	if err := a.Validate(); err != nil {
 		return nil, err
 	}
@@ -118,6 +125,13 @@ func SymbolicCholesky(a *CSC) (*Symbolic, error) {
 	for j := range counts {
 		counts[j]++ // the diagonal
 		total += int64(counts[j])
+	}
+	if !buildL {
+		flops := 0.0
+		for _, c := range counts {
+			flops += float64(c) * float64(c)
+		}
+		return &Symbolic{Parent: parent, ColCounts: counts, NNZ: total, Flops: flops}, nil
 	}
 	if total > maxOrder {
 		return nil, fmt.Errorf("%w: factor has %d entries, beyond int32 indexing", ErrShape, total)

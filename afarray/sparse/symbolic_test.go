@@ -75,6 +75,10 @@ func TestSymbolicAgainstDenseCholesky(t *testing.T) {
 			if nnz != sym.NNZ || flops != sym.Flops {
 				t.Fatalf("%s: nnz(L) %d flops %g, dense %d %g", name, sym.NNZ, sym.Flops, nnz, flops)
 			}
+			cnt, err := SymbolicCounts(a)
+			if err != nil || cnt.L != nil || cnt.NNZ != sym.NNZ || cnt.Flops != sym.Flops || !slices.Equal(cnt.ColCounts, sym.ColCounts) {
+				t.Fatalf("%s: SymbolicCounts disagrees (%v)", name, err)
+			}
 			et, _ := EliminationTree(a)
 			if !slices.Equal(et, sym.Parent) {
 				t.Fatalf("%s: EliminationTree differs", name)
