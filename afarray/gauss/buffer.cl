@@ -1,0 +1,98 @@
+// Gaussian elimination on a row-major augmented matrix in a pair of double
+// buffers used in turn as input and output ("ping-pong"): one launch per
+// pivot step p, each writing only the rows and columns the step changes.
+//
+// Work-items walk their part of the (rows below p) x (columns right of p)
+// submatrix with grid-stride loops, so the launch can use fewer work-groups
+// than the submatrix has tiles. That matters for the partial-pivot kernel,
+// where every work-group repeats the pivot search.
+//
+// status holds the smallest step whose pivot was zero (INT_MAX if none).
+
+// gauss_buffer_nopivot performs step p without row exchanges. Row p stays in
+// the input buffer; rows p+1.. are written to the output buffer, so that row
+// r ends up in the buffer of r's parity.
+__kernel void gauss_buffer_nopivot(const int rows, const int cols, const int stride, const int p,
+                                   __global const double *in, __global double *out,
+                                   __global int *status) {
+	const double piv = in[p * stride + p];
+	if (get_global_id(0) == 0 && get_global_id(1) == 0 && piv == 0.0)
+		atomic_min(status, p);
+	for (int row = get_global_id(1) + p + 1; row < rows; row += get_global_size(1)) {
+		// mult is the negated ratio that zeroes this row's entry in column p.
+		const double mult = -in[row * stride + p] / piv;
+		for (int col = get_global_id(0) + p + 1; col < cols; col += get_global_size(0))
+			out[row * stride + col] = in[row * stride + col] + mult * in[p * stride + col];
+	}
+}
+
+// pivot_search returns the row index in [p, rows) whose entry in column p
+// has the largest magnitude (the first such row on ties). Every work-item of
+// the group takes part and gets the same answer. Each work-item first folds
+// its sliding window of candidates (li, li+n_li, ...) in private memory, then
+// the group reduces the n_li partial results in local memory in
+// ceil(log2(n_li)) halving steps. Local memory therefore scales with the
+// work-group, not with the matrix. A column whose entries are all NaN yields
+// p with magnitude -1, which the caller treats as a zero pivot.
+inline int pivot_search(const int rows, const int p, __global const double *colp, const int stride,
+                        __local double *lmax, __local int *lidx, double *best_out) {
+	const int li = get_local_id(1) * get_local_size(0) + get_local_id(0);
+	const int n_li = get_local_size(0) * get_local_size(1);
+	double best = -1.0;
+	int bidx = p;
+	for (int r = p + li; r < rows; r += n_li) {
+		const double v = fabs(colp[r * stride]);
+		if (v > best) {
+			best = v;
+			bidx = r;
+		}
+	}
+	lmax[li] = best;
+	lidx[li] = bidx;
+	barrier(CLK_LOCAL_MEM_FENCE);
+	for (int len = n_li; len > 1;) {
+		const int upper_half = (len + 1) >> 1;
+		if (li < len - upper_half) {
+			const double a = lmax[li], b = lmax[li + upper_half];
+			const int ia = lidx[li], ib = lidx[li + upper_half];
+			if (b > a || (b == a && ib < ia)) {
+				lmax[li] = b;
+				lidx[li] = ib;
+			}
+		}
+		barrier(CLK_LOCAL_MEM_FENCE);
+		len = upper_half;
+	}
+	*best_out = lmax[0];
+	const int prow = lidx[0];
+	// The next use of lmax/lidx (another call) must not overwrite them
+	// before every work-item has read the result.
+	barrier(CLK_LOCAL_MEM_FENCE);
+	return prow;
+}
+
+// gauss_buffer_pivot performs step p with partial pivoting. Every work-group
+// finds the pivot row itself (no extra launch); the output gets the pivot row
+// at position p and the old row p in the pivot row's place, i.e. the exchange
+// happens while copying. Row p therefore ends up in the output buffer.
+__kernel void gauss_buffer_pivot(const int rows, const int cols, const int stride, const int p,
+                                 __global const double *in, __global double *out,
+                                 __global int *status, __local double *lmax, __local int *lidx) {
+	double best;
+	const int prow = pivot_search(rows, p, in + p, stride, lmax, lidx, &best);
+	const double piv = in[prow * stride + p];
+	if (get_global_id(0) == 0 && get_global_id(1) == 0 && !(best > 0.0))
+		atomic_min(status, p);
+	for (int row = get_global_id(1) + p + 1; row < rows; row += get_global_size(1)) {
+		const int src = (row == prow) ? p : row; // the old row p moves to prow
+		const double mult = -in[src * stride + p] / piv;
+		for (int col = get_global_id(0) + p + 1; col < cols; col += get_global_size(0)) {
+			const double pv = in[prow * stride + col];
+			out[row * stride + col] = in[src * stride + col] + mult * pv;
+			if (row == p + 1)
+				out[p * stride + col] = pv; // the pivot row, once
+		}
+		if (row == p + 1 && get_global_id(0) == 0)
+			out[p * stride + p] = piv;
+	}
+}

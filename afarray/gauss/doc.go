@@ -1,0 +1,37 @@
+// Package gauss solves dense linear systems A x = b by Gaussian elimination
+// on an OpenCL device.
+//
+// It holds two families of solvers.
+//
+// The ping-pong variants follow the Gaussian-elimination documents of the
+// thesis's companion repository (shared/seeds/gaussian-elimination-*.md):
+// the augmented matrix [A | b] lives in two memory objects used in turn as
+// input and output, one kernel launch performs one pivot step and writes
+// only the rows and columns that step changes, and a final back-substitution
+// in one work-group sums each row's known terms with an O(log n) tree in a
+// local buffer of 2n values. They come without pivoting or with partial
+// pivoting, where every work-group finds the pivot row by an O(log n)
+// max-reduction in local memory over a sliding window of the pivot column,
+// and the exchange happens while the output is written. Three storages:
+//
+//   - "buffer": double, one value per element;
+//   - "vec4": double4 quads, the row stride padded to a multiple of four;
+//   - "image": float 2-D images read through the texture path (float32
+//     accuracy).
+//
+// Their limits are lifted: any n (vec4 pads), a pivot search whose local
+// memory depends on the work-group size only, a back-substitution that is
+// tiled when 2n values exceed local memory, and typed errors for zero pivots.
+//
+// The blocked variant (type LU) is the fast path: a right-looking LU with
+// partial pivoting in panels of BlockSize columns, three launches per panel
+// (panel factorization with pivot search in one work-group; row exchanges
+// fused with the triangular solve of the U block row; a tiled GEMM update of
+// the trailing matrix), followed by forward and back substitution. The
+// factors stay on the device and serve any number of right-hand sides.
+//
+// Solve is the one-call entry point for every variant. Errors match
+// ErrSingular (a *SingularError gives the pivot), ErrShape, ErrVariant,
+// ErrNotFinite and ErrNotFactorized with errors.Is, or package kernels'
+// sentinels for device failures.
+package gauss
