@@ -35,7 +35,7 @@ const (
 // .fzs and .def are optional. Each file holds numbers separated by any
 // whitespace (or commas); the usual layout is one per line. Files may be
 // gzip-compressed. The matrix order is the largest index, or the vector
-// length when that is larger. Malformed files give a *ParseError naming the
+// length when that is larger; the .def vector must have that length. Malformed files give a *ParseError naming the
 // file and line.
 func ReadOpenFEM(prefix string) (*OpenFEMSet, error) {
 	open := func(ext string, optional bool) (*os.File, error) {
@@ -109,11 +109,11 @@ func readOpenFEM(prefix string, nz, row, col, fzs, def io.Reader) (*OpenFEMSet, 
 			return nil, err
 		}
 	}
+	// The force vector, when present, fixes the order: trailing rows and
+	// columns without entries are possible (if unusual) in an FE matrix.
 	n := max(maxRow, maxCol)
-	for _, v := range [][]float64{set.F, set.Def} {
-		if v != nil {
-			n = max(n, len(v))
-		}
+	if set.F != nil {
+		n = max(n, len(set.F))
 	}
 	if set.F != nil && len(set.F) != n {
 		return nil, &ParseError{File: name(OpenFEMForce), Msg: fmt.Sprintf("%d values for a matrix of order %d", len(set.F), n)}

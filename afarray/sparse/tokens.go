@@ -109,7 +109,7 @@ func (t *tokenizer) float(what string) (float64, error) {
 	tok, err := t.next()
 	if err != nil {
 		if errors.Is(err, io.EOF) {
-			return 0, &ParseError{File: t.file, Line: t.cur, Msg: "unexpected end of file, want " + what}
+			return 0, t.errorf("unexpected end of file, want %s", what)
 		}
 		return 0, err
 	}
@@ -118,7 +118,7 @@ func (t *tokenizer) float(what string) (float64, error) {
 
 func (t *tokenizer) parseFloat(tok []byte, what string) (float64, error) {
 	v, err := strconv.ParseFloat(string(tok), 64)
-	if err != nil {
+	if err != nil && !(errors.Is(err, strconv.ErrRange) && math.IsInf(v, 0)) {
 		return 0, t.errorf("bad %s %q", what, tok)
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -134,7 +134,7 @@ func (t *tokenizer) integer(what string, lo, hi int64) (int64, error) {
 	tok, err := t.next()
 	if err != nil {
 		if errors.Is(err, io.EOF) {
-			return 0, &ParseError{File: t.file, Line: t.cur, Msg: "unexpected end of file, want " + what}
+			return 0, t.errorf("unexpected end of file, want %s", what)
 		}
 		return 0, err
 	}
