@@ -65,7 +65,7 @@ func uploadAll(parts ...any) ([]*Array, error) {
 			a, err = FromInt32s(s)
 		}
 		if err != nil {
-			releaseAll(out...)
+			ReleaseAll(out...)
 			return nil, err
 		}
 		out = append(out, a)
@@ -73,7 +73,8 @@ func uploadAll(parts ...any) ([]*Array, error) {
 	return out, nil
 }
 
-func releaseAll(arrays ...*Array) {
+// ReleaseAll releases every array given (nil arrays are skipped).
+func ReleaseAll(arrays ...*Array) {
 	for _, a := range arrays {
 		a.Release()
 	}
@@ -120,7 +121,7 @@ func (m *CSC) Host() (*sparse.CSC, error) {
 }
 
 // Release frees the matrix's device memory.
-func (m *CSC) Release() { releaseAll(m.Elements, m.ColIdx, m.RowIdx) }
+func (m *CSC) Release() { ReleaseAll(m.Elements, m.ColIdx, m.RowIdx) }
 
 // DeviceBytes returns the device memory the matrix really holds.
 func (m *CSC) DeviceBytes() int64 { return bytesOf(m.Elements, m.ColIdx, m.RowIdx) }
@@ -161,7 +162,7 @@ func (m *SKS) Host() (*sparse.SKS, error) {
 }
 
 // Release frees the matrix's device memory.
-func (m *SKS) Release() { releaseAll(m.Elements, m.Index) }
+func (m *SKS) Release() { ReleaseAll(m.Elements, m.Index) }
 
 // DeviceBytes returns the device memory the matrix really holds.
 func (m *SKS) DeviceBytes() int64 { return bytesOf(m.Elements, m.Index) }
@@ -207,7 +208,7 @@ func (m *COO) Host() (*sparse.COO, error) {
 func (m *COO) NNZ() int { return m.V.Len() }
 
 // Release frees the matrix's device memory.
-func (m *COO) Release() { releaseAll(m.I, m.J, m.V) }
+func (m *COO) Release() { ReleaseAll(m.I, m.J, m.V) }
 
 // DeviceBytes returns the device memory the matrix really holds.
 func (m *COO) DeviceBytes() int64 { return bytesOf(m.I, m.J, m.V) }
@@ -247,7 +248,7 @@ func (m *CSR) Host() (*sparse.CSR, error) {
 }
 
 // Release frees the matrix's device memory.
-func (m *CSR) Release() { releaseAll(m.RowPtr, m.ColIdx, m.Values) }
+func (m *CSR) Release() { ReleaseAll(m.RowPtr, m.ColIdx, m.Values) }
 
 // DeviceBytes returns the device memory the matrix really holds.
 func (m *CSR) DeviceBytes() int64 { return bytesOf(m.RowPtr, m.ColIdx, m.Values) }
@@ -287,7 +288,7 @@ func (m *Tridiag) Host() (*sparse.Tridiag, error) {
 }
 
 // Release frees the matrix's device memory.
-func (m *Tridiag) Release() { releaseAll(m.Sub, m.Diag, m.Super) }
+func (m *Tridiag) Release() { ReleaseAll(m.Sub, m.Diag, m.Super) }
 
 // DeviceBytes returns the device memory the matrix really holds.
 func (m *Tridiag) DeviceBytes() int64 { return bytesOf(m.Sub, m.Diag, m.Super) }

@@ -1,0 +1,65 @@
+# oclsolve: `make run` and `make test` do everything on a fresh Debian 12
+# machine. Both install what is missing first (apt packages, Go modules),
+# idempotently, saying what they install.
+
+SHELL := /bin/bash
+GO ?= go
+BIN := bin/oclsolve
+export CGO_ENABLED := 1
+# Without it, every file of the OpenCL binding prints a pragma message.
+export CGO_CFLAGS := -DCL_TARGET_OPENCL_VERSION=120
+# PoCL reports zero devices when it cannot create its kernel cache.
+export POCL_CACHE_DIR ?= $(CURDIR)/.cache/pocl
+export GOFLAGS := -buildvcs=false
+
+# Debian packages: OpenCL on the CPU (PoCL), headers, clinfo; tmux for the
+# REPL session test; Debian's Jupyter for running notebooks headless.
+APT_OPENCL := pocl-opencl-icd ocl-icd-opencl-dev opencl-headers clinfo
+APT_TEST := tmux jupyter-notebook python3-nbconvert python3-nbclient jupyter-client \
+	jupyter-console python3-ipykernel jupyter-nbconvert
+
+.PHONY: all build run test deps deps-test gomod vet notebooks bench clean
+
+all: build
+
+# deps installs the OpenCL runtime if any package is missing.
+deps:
+	@missing=""; for p in $(APT_OPENCL); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		echo "make: installing Debian packages:$$missing"; \
+		SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	fi
+	@mkdir -p $(POCL_CACHE_DIR)
+
+deps-test: deps
+	@missing=""; for p in $(APT_TEST); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		echo "make: installing Debian packages:$$missing"; \
+		SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	fi
+
+# gomod downloads the pinned Go modules that the module cache lacks and names
+# each one it fetches (go mod download -x logs every fetch as "# get URL").
+gomod:
+	@$(GO) mod download -x 2>&1 | sed -n 's|^# get .*/\([^/]*/@v/[^ ]*\.zip\)$$|make: downloaded Go module \1|p'
+
+build: deps gomod
+	$(GO) build -o $(BIN) ./cmd/oclsolve
+
+run: build
+	@$(BIN)
+
+vet: gomod
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
+
+test: deps-test build vet
+	$(GO) test -count=1 -timeout 12m ./...
+
+bench: build
+	$(GO) test -run '^$$' -bench . -benchtime 1x ./...
+
+clean:
+	rm -rf bin .cache
