@@ -1,0 +1,459 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/oclsolve/oclsolve/afarray/sparse"
+	"github.com/oclsolve/oclsolve/kernels"
+)
+
+// `oclsolve solve` is one pipeline for every solver family: load or generate
+// the system, run the method, then measure the answer the same way for all
+// (relative residual and normwise backward error on the host, comparison
+// with a reference solution). Each family registers its methods from its own
+// file (solve_thesis.go, solve_gauss.go, solve_cyclic.go) and its problem
+// generators with registerGenerator.
+
+// solveMethod is one value of --method.
+type solveMethod struct {
+	name     string
+	formats  []string // accepted --format values, the first is the default
+	variants []string // accepted --variant values, the first is the default
+	run      func(p *solveProblem, o *solveOptions) (*solveOutcome, error)
+}
+
+var solveMethods = map[string]*solveMethod{}
+
+func registerSolveMethod(m *solveMethod) {
+	if _, dup := solveMethods[m.name]; dup {
+		panic("oclsolve: duplicate solve method " + m.name)
+	}
+	solveMethods[m.name] = m
+}
+
+// solveOptions are the parsed flags of `oclsolve solve`.
+type solveOptions struct {
+	Method, Format, Variant, Order string
+	Tol                            float64
+	MaxIt                          int
+	Jacobi                         bool
+	Seed                           uint64
+	Device                         *kernels.Device
+}
+
+// solveProblem is a system A x = b. A is a COO matrix (file or generator);
+// generators of structured problems that should never be assembled (a 4095 x
+// 4095 Poisson grid) leave A nil and set Spec, MatVec and NormInf instead.
+type solveProblem struct {
+	Source string      // file path or generator spec
+	A      *sparse.COO // nil for matrix-free generated problems
+	Spec   any         // a generator's own description, for methods that use it
+	N      int
+	NNZ    int // stored entries (of the triangle, for symmetric files)
+	B      []float64
+	Ref    []float64 // reference solution, nil if none
+
+	// MatVec computes A x on the host and NormInf returns ||A||∞; both are
+	// derived from A when nil.
+	MatVec  func(x []float64) []float64
+	NormInf float64
+}
+
+// timeSplit is the time of each phase, in seconds. Phases a method does not
+// have stay zero; Total is wall time around the method, device completion
+// included.
+type timeSplit struct {
+	Upload    float64 `json:"upload"`
+	Ordering  float64 `json:"ordering"`
+	Symbolic  float64 `json:"symbolic"`
+	Factorize float64 `json:"factorize"`
+	Solve     float64 `json:"solve"`
+	Total     float64 `json:"total"`
+}
+
+// solveOutcome is what a method returns.
+type solveOutcome struct {
+	X               []float64
+	Format, Variant string // as actually run
+	Ordering        string
+	Times           timeSplit
+	DeviceBytes     int64   // peak device bytes of the solve
+	ThesisMemory    float64 // bytes, by the thesis's formula for the format
+	Iterations      int
+	ResidualHistory []float64
+	Notes           []string
+}
+
+// solveReport is what `oclsolve solve --json` prints. The field names are
+// stable:
+//
+//	n, nnz                   order and stored entries of A
+//	method, format, variant  what ran ("ordering": natural or rcm)
+//	device                   the OpenCL device
+//	times_s                  upload, ordering, symbolic, factorize, solve, total (seconds)
+//	device_bytes             peak device memory of the solve, measured
+//	thesis_memory_mb         the thesis's memory formula for the format, MB = 1e6 B
+//	kernel_launches          kernels enqueued during the solve
+//	iterations, residual_history  for iterative methods
+//	relative_residual        ||b - A x||₂ / ||b||₂
+//	backward_error           normwise backward error ||b - A x||∞ / (||A||∞ ||x||∞ + ||b||∞)
+//	ref_max_abs_diff, ref_norm2_diff  max|x - xref| and ||x - xref||₂ when --ref is given
+type solveReport struct {
+	Source           string    `json:"source"`
+	N                int       `json:"n"`
+	NNZ              int       `json:"nnz"`
+	Method           string    `json:"method"`
+	Format           string    `json:"format"`
+	Variant          string    `json:"variant"`
+	Ordering         string    `json:"ordering"`
+	Device           string    `json:"device"`
+	Times            timeSplit `json:"times_s"`
+	DeviceBytes      int64     `json:"device_bytes"`
+	ThesisMemoryMB   float64   `json:"thesis_memory_mb"`
+	KernelLaunches   int64     `json:"kernel_launches"`
+	Iterations       int       `json:"iterations"`
+	ResidualHistory  []float64 `json:"residual_history,omitempty"`
+	RelativeResidual float64   `json:"relative_residual"`
+	BackwardError    float64   `json:"backward_error"`
+	RefMaxAbsDiff    *float64  `json:"ref_max_abs_diff,omitempty"`
+	RefNorm2Diff     *float64  `json:"ref_norm2_diff,omitempty"`
+	Notes            []string  `json:"notes,omitempty"`
+}
+
+func init() {
+	register(&command{
+		name:    "solve",
+		usage:   "[--method M] [--format F] [--variant V] [--order none|rcm|auto] [--tol T] [--maxit N] [--jacobi] [--rhs ones|random] [--ref FILE] [--seed S] [--json] A [b]",
+		summary: "solve A x = b with any method, format and variant; report time, memory and accuracy",
+		run:     runSolve,
+	})
+}
+
+// generators build problems from specs like "poisson1d:1024" in place of a
+// file name.
+var generators = map[string]func(arg string, o *solveOptions) (*solveProblem, error){}
+
+func registerGenerator(name string, f func(arg string, o *solveOptions) (*solveProblem, error)) {
+	generators[name] = f
+}
+
+func methodNames() string {
+	names := make([]string, 0, len(solveMethods))
+	for n := range solveMethods {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return strings.Join(names, "|")
+}
+
+func runSolve(args []string) error {
+	fs := newFlagSet("solve")
+	var o solveOptions
+	fs.StringVar(&o.Method, "method", "cholesky", "solution method: "+methodNames())
+	fs.StringVar(&o.Format, "format", "", "storage format (default: the method's first)")
+	fs.StringVar(&o.Variant, "variant", "", "implementation variant (default: the method's first)")
+	fs.StringVar(&o.Order, "order", "auto", "symmetric reordering: none, rcm or auto (the better of the two)")
+	fs.Float64Var(&o.Tol, "tol", 0, "iterative methods: tolerance (default 1e-10 relative for fast, 1e-6 absolute for thesis)")
+	fs.IntVar(&o.MaxIt, "maxit", 0, "iterative methods: maximum iterations (default n)")
+	fs.BoolVar(&o.Jacobi, "jacobi", false, "CG: Jacobi (diagonal) preconditioning")
+	rhs := fs.String("rhs", "ones", "right-hand side when no b file is given: ones or random")
+	ref := fs.String("ref", "", "reference solution (Matrix Market vector or OpenFEM .def) to compare with")
+	fs.Uint64Var(&o.Seed, "seed", 1, "seed for random right-hand sides and matrices")
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	if fs.NArg() < 1 || fs.NArg() > 2 {
+		return fmt.Errorf("%w: want A and optionally b", errUsage)
+	}
+	m, ok := solveMethods[o.Method]
+	if !ok {
+		return fmt.Errorf("%w: unknown method %q (want %s)", errUsage, o.Method, methodNames())
+	}
+	if o.Format == "" {
+		o.Format = m.formats[0]
+	}
+	if o.Variant == "" {
+		o.Variant = m.variants[0]
+	}
+	if !contains(m.formats, o.Format) {
+		return fmt.Errorf("%w: method %s takes --format %s, not %q", errUsage, m.name, strings.Join(m.formats, "|"), o.Format)
+	}
+	if !contains(m.variants, o.Variant) {
+		return fmt.Errorf("%w: method %s takes --variant %s, not %q", errUsage, m.name, strings.Join(m.variants, "|"), o.Variant)
+	}
+	switch o.Order {
+	case "none", "natural":
+		o.Order = sparse.OrderNatural
+	case "rcm", "auto":
+	default:
+		return fmt.Errorf("%w: --order none|rcm|auto, not %q", errUsage, o.Order)
+	}
+	dev, err := kernels.Default()
+	if err != nil {
+		return err
+	}
+	o.Device = dev
+
+	p, err := loadProblem(fs.Arg(0), &o)
+	if err != nil {
+		return err
+	}
+	if fs.NArg() == 2 {
+		if p.B, err = readVector(fs.Arg(1)); err != nil {
+			return err
+		}
+	} else if p.B == nil {
+		if p.B, err = makeRHS(*rhs, p.N, o.Seed); err != nil {
+			return err
+		}
+	}
+	if len(p.B) != p.N {
+		return fmt.Errorf("right-hand side has %d entries, the matrix has order %d", len(p.B), p.N)
+	}
+	if *ref != "" {
+		if p.Ref, err = readVector(*ref); err != nil {
+			return err
+		}
+		if len(p.Ref) != p.N {
+			return fmt.Errorf("reference solution has %d entries, the matrix has order %d", len(p.Ref), p.N)
+		}
+	}
+
+	launches := dev.Launches()
+	dev.ResetPeak()
+	start := time.Now()
+	out, err := m.run(p, &o)
+	if err != nil {
+		return err
+	}
+	if out.Times.Total == 0 {
+		out.Times.Total = time.Since(start).Seconds()
+	}
+	rep := makeReport(p, &o, m, out)
+	rep.Device = dev.Name()
+	rep.KernelLaunches = dev.Launches() - launches
+	if out.DeviceBytes == 0 {
+		rep.DeviceBytes = dev.MemoryStats().Peak
+	}
+	if *asJSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	printReport(os.Stdout, rep)
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// loadProblem reads A from a Matrix Market file, an OpenFEM set (its prefix
+// or its .nz file), or builds it from a generator spec NAME:ARG.
+func loadProblem(src string, o *solveOptions) (*solveProblem, error) {
+	if name, arg, ok := strings.Cut(src, ":"); ok {
+		if g, ok := generators[name]; ok {
+			p, err := g(arg, o)
+			if err != nil {
+				return nil, fmt.Errorf("generating %s: %w", src, err)
+			}
+			p.Source = src
+			return p, nil
+		}
+	}
+	p := &solveProblem{Source: src}
+	prefix := strings.TrimSuffix(src, ".nz")
+	if _, err := os.Stat(prefix + ".nz"); err == nil {
+		set, err := sparse.ReadOpenFEM(prefix)
+		if err != nil {
+			return nil, err
+		}
+		p.A, p.B, p.Ref = set.A, set.F, set.Def
+	} else {
+		data, err := sparse.ReadMatrixMarketFile(src)
+		if err != nil {
+			return nil, err
+		}
+		if data.COO != nil {
+			p.A = data.COO
+		} else if data.Dense != nil {
+			if p.A, err = sparse.COOFromDense(data.Dense); err != nil {
+				return nil, err
+			}
+		} else {
+			return nil, fmt.Errorf("%s holds no matrix", src)
+		}
+	}
+	if p.A.Rows != p.A.Cols {
+		return nil, fmt.Errorf("%s: the matrix is %dx%d, not square", src, p.A.Rows, p.A.Cols)
+	}
+	p.N, p.NNZ = p.A.Rows, p.A.NNZ()
+	return p, nil
+}
+
+// readVector reads a Matrix Market array/coordinate vector or an OpenFEM
+// one-number-per-line file (.fzs, .def).
+func readVector(path string) ([]float64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	head := make([]byte, 14)
+	n, _ := io.ReadFull(f, head)
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	if strings.HasPrefix(string(head[:n]), "%%MatrixMarket") || (n >= 2 && head[0] == 0x1f && head[1] == 0x8b) {
+		return sparse.ReadMatrixMarketVector(f)
+	}
+	return sparse.ReadOpenFEMVector(path)
+}
+
+// makeRHS returns ones or seeded uniform values in [-1, 1).
+func makeRHS(kind string, n int, seed uint64) ([]float64, error) {
+	b := make([]float64, n)
+	switch kind {
+	case "ones":
+		for i := range b {
+			b[i] = 1
+		}
+	case "random":
+		s := seed
+		for i := range b {
+			s += 0x9E3779B97F4A7C15
+			z := s
+			z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
+			z = (z ^ (z >> 27)) * 0x94D049BB133111EB
+			z ^= z >> 31
+			b[i] = float64(z>>11)/(1<<53)*2 - 1
+		}
+	default:
+		return nil, fmt.Errorf("%w: --rhs ones|random, not %q", errUsage, kind)
+	}
+	return b, nil
+}
+
+// makeReport measures the solution on the host.
+func makeReport(p *solveProblem, o *solveOptions, m *solveMethod, out *solveOutcome) *solveReport {
+	rep := &solveReport{
+		Source: p.Source, N: p.N, NNZ: p.NNZ, Method: m.name, Format: o.Format, Variant: o.Variant,
+		Ordering: out.Ordering, Times: out.Times, DeviceBytes: out.DeviceBytes,
+		ThesisMemoryMB: out.ThesisMemory / 1e6, Iterations: out.Iterations,
+		ResidualHistory: out.ResidualHistory, Notes: out.Notes,
+	}
+	if out.Format != "" {
+		rep.Format = out.Format
+	}
+	if out.Variant != "" {
+		rep.Variant = out.Variant
+	}
+	if rep.Ordering == "" {
+		rep.Ordering = sparse.OrderNatural
+	}
+	ax := p.matVec(out.X)
+	var r2, b2, rInf, bInf, xInf float64
+	for i := range ax {
+		r := p.B[i] - ax[i]
+		r2 += r * r
+		b2 += p.B[i] * p.B[i]
+		rInf = math.Max(rInf, math.Abs(r))
+		bInf = math.Max(bInf, math.Abs(p.B[i]))
+		xInf = math.Max(xInf, math.Abs(out.X[i]))
+	}
+	rep.RelativeResidual = math.Sqrt(r2) / math.Max(math.Sqrt(b2), math.SmallestNonzeroFloat64)
+	if d := p.normInf()*xInf + bInf; d > 0 {
+		rep.BackwardError = rInf / d
+	}
+	if p.Ref != nil {
+		var mx, s float64
+		for i, v := range out.X {
+			d := math.Abs(v - p.Ref[i])
+			mx = math.Max(mx, d)
+			s += d * d
+		}
+		s = math.Sqrt(s)
+		rep.RefMaxAbsDiff, rep.RefNorm2Diff = &mx, &s
+	}
+	return rep
+}
+
+func (p *solveProblem) matVec(x []float64) []float64 {
+	if p.MatVec != nil {
+		return p.MatVec(x)
+	}
+	y := make([]float64, p.N)
+	a := p.A
+	for k, v := range a.V {
+		i, j := a.I[k], a.J[k]
+		y[i] += v * x[j]
+		if a.Symmetric && i != j {
+			y[j] += v * x[i]
+		}
+	}
+	return y
+}
+
+func (p *solveProblem) normInf() float64 {
+	if p.NormInf > 0 || p.A == nil {
+		return p.NormInf
+	}
+	row := make([]float64, p.N)
+	a := p.A
+	for k, v := range a.V {
+		i, j := a.I[k], a.J[k]
+		row[i] += math.Abs(v)
+		if a.Symmetric && i != j {
+			row[j] += math.Abs(v)
+		}
+	}
+	for _, r := range row {
+		p.NormInf = math.Max(p.NormInf, r)
+	}
+	return p.NormInf
+}
+
+func printReport(w io.Writer, r *solveReport) {
+	fmt.Fprintf(w, "system        %s: n = %d, nnz = %d\n", r.Source, r.N, r.NNZ)
+	fmt.Fprintf(w, "method        %s, format %s, variant %s, ordering %s\n", r.Method, r.Format, r.Variant, r.Ordering)
+	fmt.Fprintf(w, "device        %s (%d kernel launches)\n", r.Device, r.KernelLaunches)
+	t := r.Times
+	fmt.Fprintf(w, "time (s)      upload %.4f  ordering %.4f  symbolic %.4f  factorize %.4f  solve %.4f  total %.4f\n",
+		t.Upload, t.Ordering, t.Symbolic, t.Factorize, t.Solve, t.Total)
+	fmt.Fprintf(w, "memory        device peak %.2f MB, thesis formula %.2f MB\n", float64(r.DeviceBytes)/1e6, r.ThesisMemoryMB)
+	if r.Iterations > 0 {
+		fmt.Fprintf(w, "iterations    %d\n", r.Iterations)
+	}
+	fmt.Fprintf(w, "residual      ||b-Ax||/||b|| = %.3e, backward error = %.3e\n", r.RelativeResidual, r.BackwardError)
+	if r.RefMaxAbsDiff != nil {
+		fmt.Fprintf(w, "vs reference  max|x-xref| = %.3e, ||x-xref|| = %.3e\n", *r.RefMaxAbsDiff, *r.RefNorm2Diff)
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note          %s\n", n)
+	}
+}
+
+// finiteOrError checks a solution before it is reported: a solver never
+// returns NaN silently.
+func finiteOrError(x []float64) error {
+	for i, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("solution has %v at index %d", v, i)
+		}
+	}
+	return nil
+}
+
