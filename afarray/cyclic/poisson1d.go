@@ -5,7 +5,7 @@ import (
 	"math"
 )
 
-// Poisson1D returns the second-difference discretisation of -u'' = f on
+// Poisson1D returns the second-difference discretisation of -u” = f on
 // (0, 1) with u(0) = u(1) = 0 on n interior points (h = 1/(n+1)), scaled by
 // h^2: rows tridiag(-1, 2, -1), right-hand side h^2 f(x_i). The source f is
 // manufactured so that u(x) = sin(pi x) is the exact solution; Poisson1DExact
