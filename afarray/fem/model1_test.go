@@ -172,7 +172,7 @@ func TestModel1Timoshenko(t *testing.T) {
 		grids = grids[:2]
 	}
 	for _, gr := range grids {
-		sys, err := Model1(Model1Options{NX: gr[0], NY: gr[1], NZ: gr[2]})
+		sys, err := Model1(Model1Options{NX: gr[0], NY: gr[1], NZ: gr[2], Numbering: RCM})
 		if err != nil {
 			t.Fatal(err)
 		}

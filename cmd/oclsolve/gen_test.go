@@ -72,7 +72,7 @@ func TestGenOrder(t *testing.T) {
 	if err := runGen([]string{"model1", "--order", "1080", "--format", "openfem", "-o", dir}, &out); err != nil {
 		t.Fatal(err)
 	}
-	if s := out.String(); !strings.Contains(s, "n = 1080") || !strings.Contains(s, "30x2x3") || strings.Contains(s, "nearest") {
+	if s := out.String(); !strings.Contains(s, "n = 1080") || !strings.Contains(s, "24x2x4") || strings.Contains(s, "nearest") {
 		t.Errorf("output: %s", s)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "model1_1080.mtx")); !errors.Is(err, os.ErrNotExist) {
