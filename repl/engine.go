@@ -90,7 +90,29 @@ var DefaultImports = []string{
 	"github.com/oclsolve/oclsolve/kernels",
 	"github.com/oclsolve/oclsolve/afarray",
 	"github.com/oclsolve/oclsolve/afarray/sparse",
-	"github.com/oclsolve/oclsolve/afarray/solve",
+}
+
+// warmUp touches the types whose packages gomacro loads lazily, so that
+// its warnings about skipped generic functions are muted at start-up
+// rather than printed in the middle of a user's first cell.
+const warmUp = `
+_ = new(_sync.Mutex)
+_ = new(_reflect.Value)
+`
+
+// muteStdout points os.Stdout at the null device until the returned
+// function is called.
+func muteStdout() (restore func()) {
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		return func() {}
+	}
+	saved := os.Stdout
+	os.Stdout = null
+	return func() {
+		os.Stdout = saved
+		null.Close()
+	}
 }
 
 // New starts a session.
@@ -105,6 +127,8 @@ func New(o Options) (*Engine, error) {
 	if e.devices == nil {
 		e.devices = openCLDevices{}
 	}
+	restore := muteStdout()
+	defer restore()
 	e.ir = fast.New()
 	g := &e.ir.Comp.Globals
 	g.Stdout = e.stderr
@@ -119,10 +143,12 @@ func New(o Options) (*Engine, error) {
 				e.imported = append(e.imported, p)
 			}
 		}
+		lines = append(lines, `import _sync "sync"`, `import _reflect "reflect"`)
 		// gomacro warns about the generic functions it skips while loading
-		// the standard library's types: noise, not news, at start-up.
+		// the standard library's types, partly with fmt.Printf: noise, not
+		// news, at start-up, so os.Stdout is muted while the imports load.
 		g.Stdout, g.Stderr = io.Discard, io.Discard
-		_, err := e.evalGo(strings.Join(lines, "\n"))
+		_, err := e.evalGo(strings.Join(lines, "\n") + warmUp)
 		g.Stdout, g.Stderr = e.stderr, e.stderr
 		if err != nil {
 			return nil, fmt.Errorf("repl: default imports: %w", err)
@@ -241,6 +267,10 @@ func (e *Engine) LoadSource(name, src string) error {
 
 func (e *Engine) loadSource(name, src string) error {
 	program, body := splitPackageClause(src)
+	g := e.ir.Comp.CompGlobals
+	saved := g.Filepath
+	g.Filepath = name
+	defer func() { g.Filepath = saved }()
 	if _, err := e.evalGo(body); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}

@@ -70,3 +70,16 @@ func Spy(rows, cols []int, n int) (Data, error) {
 	d.Bundle[MIMEText] = fmt.Sprintf("[spy plot: n = %d, nnz = %d]", n, len(rows))
 	return d, nil
 }
+
+// SpyInt32 is Spy for int32 indices, as sparse.COO stores them.
+func SpyInt32(rows, cols []int32, n int) (Data, error) {
+	r := make([]int, len(rows))
+	for k, v := range rows {
+		r[k] = int(v)
+	}
+	c := make([]int, len(cols))
+	for k, v := range cols {
+		c[k] = int(v)
+	}
+	return Spy(r, c, n)
+}

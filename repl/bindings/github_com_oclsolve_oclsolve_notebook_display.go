@@ -38,6 +38,7 @@ func init() {
 			"SetPublisher":      reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.SetPublisher),
 			"Show":              reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.Show),
 			"Spy":               reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.Spy),
+			"SpyInt32":          reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.SpyInt32),
 			"Text":              reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.Text),
 		},
 		Types: map[string]reflect.Type{

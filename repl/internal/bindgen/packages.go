@@ -35,6 +35,7 @@ var boundPackages = []boundPackage{
 	{path: "strconv"},
 	{path: "strings"},
 	{path: "sync"},
+	{path: "sync/atomic"},
 	{path: "text/tabwriter"},
 	{path: "time"},
 
@@ -54,6 +55,9 @@ var boundPackages = []boundPackage{
 	{path: "github.com/oclsolve/oclsolve/kernels", optional: true},
 	{path: "github.com/oclsolve/oclsolve/afarray", optional: true},
 	{path: "github.com/oclsolve/oclsolve/afarray/sparse", optional: true},
+	{path: "github.com/oclsolve/oclsolve/afarray/gauss", optional: true},
+	{path: "github.com/oclsolve/oclsolve/afarray/cyclic", optional: true},
+	{path: "github.com/oclsolve/oclsolve/afarray/solver", optional: true},
 	{path: "github.com/oclsolve/oclsolve/afarray/solve", optional: true},
 	{path: "github.com/oclsolve/oclsolve/afarray/fem", optional: true},
 }

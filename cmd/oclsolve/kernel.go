@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/oclsolve/oclsolve/notebook"
+)
+
+func init() {
+	register(&command{
+		name:    "kernel",
+		usage:   "CONNECTION_FILE | install [--user | --prefix DIR]",
+		summary: "run as a Jupyter kernel, or install the oclsolve kernelspec",
+		run:     runKernel,
+	})
+}
+
+func runKernel(args []string) error {
+	if len(args) > 0 && args[0] == "install" {
+		return installKernel(args[1:])
+	}
+	fs := newFlagSet("kernel")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return fmt.Errorf("%w: want a connection file, or install", errUsage)
+	}
+	conn, err := notebook.ReadConnectionFile(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	x, err := notebook.NewExecutor()
+	if err != nil {
+		return err
+	}
+	return notebook.ServeKernel(context.Background(), conn, x)
+}
+
+func installKernel(args []string) error {
+	fs := newFlagSet("kernel install")
+	user := fs.Bool("user", false, "install for the current user (the default)")
+	prefix := fs.String("prefix", "", "install under `DIR`/share/jupyter/kernels")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 0 || (*user && *prefix != "") {
+		return fmt.Errorf("%w: kernel install takes --user or --prefix DIR", errUsage)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	if exe, err = filepath.EvalSymlinks(exe); err != nil {
+		return err
+	}
+	var dir string
+	if *prefix != "" {
+		abs, err := filepath.Abs(*prefix)
+		if err != nil {
+			return err
+		}
+		dir = notebook.PrefixKernelsDir(abs)
+	} else if dir, err = notebook.UserKernelsDir(); err != nil {
+		return err
+	}
+	spec, err := notebook.InstallKernelSpec(dir, exe)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("installed kernelspec %s in %s\n", notebook.KernelName, spec)
+	return nil
+}

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/oclsolve/oclsolve/notebook"
+)
+
+func init() {
+	register(&command{
+		name:    "notebook",
+		usage:   "run IN.ipynb [OUT.ipynb | -]",
+		summary: "execute a notebook headless, in-process, and save its outputs",
+		run:     runNotebook,
+	})
+}
+
+// runNotebook executes a notebook with the REPL's engine. Without OUT the
+// result goes to IN's name with .out.ipynb, so the input is never
+// overwritten by accident; "-" writes it to standard output.
+func runNotebook(args []string) error {
+	if len(args) == 0 || args[0] != "run" {
+		return fmt.Errorf("%w: the only notebook subcommand is run", errUsage)
+	}
+	fs := newFlagSet("notebook run")
+	quiet := fs.Bool("q", false, "do not echo cell output while running")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	if fs.NArg() < 1 || fs.NArg() > 2 {
+		return fmt.Errorf("%w: want IN.ipynb [OUT.ipynb]", errUsage)
+	}
+	in := fs.Arg(0)
+	out := strings.TrimSuffix(in, ".ipynb") + ".out.ipynb"
+	if fs.NArg() == 2 {
+		out = fs.Arg(1)
+	}
+	nb, err := notebook.ReadNotebook(in)
+	if err != nil {
+		return err
+	}
+	x, err := notebook.NewExecutor()
+	if err != nil {
+		return err
+	}
+	echo := os.Stderr
+	if *quiet {
+		echo = nil
+	}
+	var runErr error
+	if echo != nil {
+		runErr = notebook.Run(x, nb, echo)
+	} else {
+		runErr = notebook.Run(x, nb, nil)
+	}
+	var writeErr error
+	if out == "-" {
+		writeErr = nb.Write(os.Stdout)
+	} else {
+		writeErr = nb.WriteFile(out)
+	}
+	if runErr != nil {
+		return fmt.Errorf("%s: %w", in, runErr)
+	}
+	return writeErr
+}

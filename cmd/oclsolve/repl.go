@@ -1,0 +1,40 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/oclsolve/oclsolve/repl"
+)
+
+// With no arguments oclsolve starts the interactive REPL.
+func init() {
+	defaultCommand = func() error { return runREPL(nil) }
+	register(&command{
+		name:    "repl",
+		usage:   "[-history FILE]",
+		summary: "start the interactive Go REPL (the default with no command)",
+		run:     runREPL,
+	})
+}
+
+func runREPL(args []string) error {
+	fs := newFlagSet("repl")
+	history := fs.String("history", "", "history file (default $OCLSOLVE_HISTORY or ~/.oclsolve_history)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	e, err := repl.New(repl.Options{})
+	if err != nil {
+		return err
+	}
+	return repl.RunTerminal(e, repl.TerminalOptions{
+		HistoryFile: *history,
+		Banner:      repl.Banner(e),
+		Stdout:      os.Stdout,
+		Stderr:      os.Stderr,
+	})
+}

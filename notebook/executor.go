@@ -1,0 +1,107 @@
+// Package notebook runs oclsolve's engine behind notebooks: a Jupyter
+// kernel speaking the wire protocol over ZeroMQ (kernel.go), the kernelspec
+// installer, and a headless runner that executes .ipynb files in-process
+// (runner.go). Both execute cells with an Executor.
+package notebook
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/oclsolve/oclsolve/notebook/display"
+	"github.com/oclsolve/oclsolve/repl"
+)
+
+// Sink receives what a cell produces while it runs.
+type Sink interface {
+	// Stream is text written to "stdout" or "stderr".
+	Stream(name, text string)
+	// Display is a bundle shown in the middle of the cell (display.Show).
+	Display(d display.Data)
+}
+
+// CellError is a failed cell: an error raised in the engine.
+type CellError struct {
+	Name      string // "EvalError", "Interrupted", "CommandError", ...
+	Value     string // the message
+	Traceback []string
+}
+
+func (e *CellError) Error() string { return e.Name + ": " + e.Value }
+
+// Executor runs cells on one engine session.
+type Executor struct {
+	Engine *repl.Engine
+}
+
+// NewExecutor starts an engine session for notebooks.
+func NewExecutor() (*Executor, error) {
+	e, err := repl.New(repl.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return &Executor{Engine: e}, nil
+}
+
+// Execute runs one cell. Output written to the process's standard output
+// and error (by Go or C code) goes to sink as it happens, as do mid-cell
+// displays. It returns the bundle of the cell's last value, if any, and a
+// *CellError if the cell failed; the session keeps its state either way.
+func (x *Executor) Execute(code string, sink Sink) (result *display.Data, err error) {
+	var capt *capture
+	capt, err = startCapture(sink.Stream)
+	if err != nil {
+		return nil, err
+	}
+	prev := display.SetPublisher(func(d display.Data) {
+		capt.sync()
+		sink.Display(d)
+	})
+	res, evalErr := x.Engine.Eval(code)
+	display.SetPublisher(prev)
+	capt.stop()
+	if evalErr != nil {
+		return nil, cellError(evalErr)
+	}
+	if d := resultBundle(res); d != nil {
+		return d, nil
+	}
+	return nil, nil
+}
+
+// resultBundle renders the values of a cell's last expression.
+func resultBundle(res repl.Result) *display.Data {
+	switch len(res.Values) {
+	case 0:
+		return nil
+	case 1:
+		d := display.Render(res.Values[0])
+		if d.IsEmpty() {
+			return nil
+		}
+		return &d
+	}
+	texts := make([]string, len(res.Values))
+	for i, v := range res.Values {
+		texts[i] = repl.FormatValue(v)
+	}
+	d := display.Text(strings.Join(texts, "\n"))
+	return &d
+}
+
+func cellError(err error) *CellError {
+	name := "Error"
+	switch {
+	case errors.Is(err, repl.ErrInterrupted):
+		name = "Interrupted"
+	case errors.Is(err, repl.ErrNotBound):
+		name = "ImportError"
+	case errors.Is(err, repl.ErrCommand):
+		name = "CommandError"
+	case errors.Is(err, repl.ErrEval):
+		name = "EvalError"
+	}
+	msg := err.Error()
+	return &CellError{Name: name, Value: msg, Traceback: []string{fmt.Sprintf("%s: %s", name, msg)}}
+}

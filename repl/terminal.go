@@ -1,0 +1,287 @@
+package repl
+
+import (
+	"errors"
+	"fmt"
+	"go/scanner"
+	"go/token"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/chzyer/readline"
+
+	"github.com/oclsolve/oclsolve/notebook/display"
+)
+
+// TerminalOptions configure RunTerminal.
+type TerminalOptions struct {
+	// HistoryFile keeps the input history between sessions; empty means
+	// $OCLSOLVE_HISTORY, else ~/.oclsolve_history.
+	HistoryFile string
+	// Banner is printed before the first prompt.
+	Banner string
+	// Stdin, Stdout and Stderr default to the process's own.
+	Stdin          io.ReadCloser
+	Stdout, Stderr io.Writer
+}
+
+// Prompts of the terminal REPL.
+const (
+	Prompt         = "oclsolve> "
+	PromptContinue = "       .. "
+)
+
+// progressAfter is how long an evaluation runs before the terminal shows
+// that it is still working.
+const progressAfter = 2 * time.Second
+
+// DefaultHistoryFile is where the terminal REPL keeps its history.
+func DefaultHistoryFile() string {
+	if f := os.Getenv("OCLSOLVE_HISTORY"); f != "" {
+		return f
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(home, ".oclsolve_history")
+}
+
+// RunTerminal runs an interactive session on a terminal until :quit or
+// end of input: line editing and persistent history, tab completion,
+// multi-line input until brackets balance, Ctrl-C to interrupt a running
+// evaluation (the session keeps its state) or discard a half-typed input.
+func RunTerminal(e *Engine, o TerminalOptions) error {
+	if o.HistoryFile == "" {
+		o.HistoryFile = DefaultHistoryFile()
+	}
+	if o.Stdout == nil {
+		o.Stdout = os.Stdout
+	}
+	if o.Stderr == nil {
+		o.Stderr = os.Stderr
+	}
+	rl, err := readline.NewEx(&readline.Config{
+		Prompt:                 Prompt,
+		HistoryFile:            o.HistoryFile,
+		HistoryLimit:           5000,
+		DisableAutoSaveHistory: true, // a multi-line input is saved as one entry
+		HistorySearchFold:      true,
+		AutoComplete:           completer{e},
+		InterruptPrompt:        "^C",
+		EOFPrompt:              "",
+		Stdin:                  o.Stdin,
+		Stdout:                 o.Stdout,
+		Stderr:                 o.Stderr,
+	})
+	if err != nil {
+		return fmt.Errorf("repl: terminal: %w", err)
+	}
+	defer rl.Close()
+	if o.Banner != "" {
+		fmt.Fprintln(o.Stdout, o.Banner)
+	}
+	var lines []string
+	for {
+		if len(lines) == 0 {
+			rl.SetPrompt(Prompt)
+		} else {
+			rl.SetPrompt(PromptContinue)
+		}
+		line, err := rl.Readline()
+		if errors.Is(err, readline.ErrInterrupt) {
+			lines = lines[:0] // Ctrl-C at the prompt discards the input
+			continue
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("repl: terminal: %w", err)
+		}
+		lines = append(lines, line)
+		src := strings.Join(lines, "\n")
+		if strings.TrimSpace(src) == "" {
+			lines = lines[:0]
+			continue
+		}
+		if IsComplete(src) == Incomplete {
+			continue
+		}
+		lines = lines[:0]
+		_ = rl.SaveHistory(historyEntry(src))
+		res, err := evalInterruptible(e, src, o.Stderr)
+		if err != nil {
+			fmt.Fprintf(o.Stderr, "error: %v\n", err)
+			continue
+		}
+		if res.Quit {
+			return nil
+		}
+		PrintValues(o.Stdout, res)
+	}
+}
+
+// evalInterruptible evaluates src with SIGINT routed to Interrupt, and
+// shows progress on the terminal when it takes longer than progressAfter.
+func evalInterruptible(e *Engine, src string, stderr io.Writer) (res Result, err error) {
+	err = interruptible(e, stderr, func() error {
+		res, err = e.Eval(src)
+		return err
+	})
+	return res, err
+}
+
+// RunScript evaluates a whole script, as `oclsolve run` does: output goes
+// where the script prints it, Ctrl-C interrupts, long runs show progress
+// on a terminal, and the first error stops it.
+func RunScript(e *Engine, name, src string, stderr io.Writer) error {
+	return interruptible(e, stderr, func() error { return e.LoadSource(name, src) })
+}
+
+// interruptible runs eval with SIGINT routed to e.Interrupt, showing
+// progress on stderr, when it is a terminal, after progressAfter.
+func interruptible(e *Engine, stderr io.Writer, eval func() error) error {
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt)
+	defer signal.Stop(sig)
+	done := make(chan struct{})
+	showProgress := isTerminal(stderr)
+	var shown atomic.Bool
+	exited := make(chan struct{})
+	go func() {
+		defer close(exited)
+		start := time.Now()
+		tick := time.NewTicker(500 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-sig:
+				e.Interrupt()
+			case now := <-tick.C:
+				if showProgress && now.Sub(start) >= progressAfter {
+					// The line is rewritten in place and erased when the
+					// evaluation ends (see the deferred clear below).
+					fmt.Fprintf(stderr, "\r\x1b[K[running %.1f s, Ctrl-C interrupts]", now.Sub(start).Seconds())
+					shown.Store(true)
+				}
+			}
+		}
+	}()
+	err := eval()
+	close(done)
+	<-exited
+	if shown.Load() {
+		fmt.Fprint(stderr, "\r\x1b[K")
+	}
+	return err
+}
+
+// PrintValues prints the values of an evaluation in their text form, one
+// per line.
+func PrintValues(w io.Writer, res Result) {
+	for _, v := range res.Values {
+		fmt.Fprintln(w, FormatValue(v))
+	}
+}
+
+// FormatValue returns the text a terminal shows for a value: the text
+// form of its display bundle (a bounded preview for arrays and matrices).
+func FormatValue(v any) string {
+	if v == nil {
+		return "<nil>"
+	}
+	if d := display.Render(v); d.Text() != "" || !d.IsEmpty() {
+		return d.Text()
+	}
+	return fmt.Sprint(v)
+}
+
+// completer adapts Engine.Complete to readline.
+type completer struct{ e *Engine }
+
+func (c completer) Do(line []rune, pos int) ([][]rune, int) {
+	s := string(line)
+	bytePos := len(string(line[:pos]))
+	head, completions, _ := c.e.Complete(s, bytePos)
+	word := s[len(head):bytePos]
+	var out [][]rune
+	for _, comp := range completions {
+		if strings.HasPrefix(comp, word) {
+			out = append(out, []rune(comp[len(word):]))
+		}
+	}
+	return out, len([]rune(word))
+}
+
+// historyEntry joins a multi-line input into one line that evaluates the
+// same: lines end in a semicolon where Go's automatic semicolon insertion
+// would put one, and line comments are dropped.
+func historyEntry(src string) string {
+	lines := strings.Split(src, "\n")
+	if len(lines) == 1 {
+		return src
+	}
+	var b strings.Builder
+	for i, line := range lines {
+		code, semi := lineCode(line)
+		code = strings.TrimSpace(code)
+		if code == "" {
+			continue
+		}
+		b.WriteString(code)
+		if i < len(lines)-1 {
+			if semi {
+				b.WriteString("; ")
+			} else {
+				b.WriteString(" ")
+			}
+		}
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// lineCode returns a line without its trailing // comment, and whether Go
+// would insert a semicolon at its end.
+func lineCode(line string) (code string, semi bool) {
+	fset := token.NewFileSet()
+	file := fset.AddFile("", fset.Base(), len(line))
+	var s scanner.Scanner
+	s.Init(file, []byte(line), func(token.Position, string) {}, scanner.ScanComments)
+	code = line
+	for {
+		pos, tok, lit := s.Scan()
+		if tok == token.EOF {
+			return code, semi
+		}
+		if tok == token.COMMENT && strings.HasPrefix(lit, "//") {
+			code = line[:file.Offset(pos)]
+			continue
+		}
+		semi = tok == token.SEMICOLON && lit == "\n"
+	}
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && readline.IsTerminal(int(f.Fd()))
+}
+
+// Banner is the terminal REPL's greeting, naming the device.
+func Banner(e *Engine) string {
+	dev := "no OpenCL device"
+	if d, err := e.Devices().Current(); err == nil {
+		dev = "device: " + d.String()
+	} else {
+		dev += " (" + err.Error() + ")"
+	}
+	return "oclsolve: Go on OpenCL, " + dev + "\nType :help for the workflow, Tab to complete, Ctrl-D to quit."
+}
