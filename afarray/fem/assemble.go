@@ -89,6 +89,13 @@ func Assemble(mesh *Mesh, mat Material, num Numbering) (*System, error) {
 		fill[v]++
 	}
 
+	// A free DOF on a node of no element would give K an empty column.
+	for v := 0; v < nn; v++ {
+		if nePtr[v+1] == nePtr[v] && !(mesh.Fixed[3*v] && mesh.Fixed[3*v+1] && mesh.Fixed[3*v+2]) {
+			return nil, fmt.Errorf("%w: node %d belongs to no element but has free DOFs", ErrMesh, v)
+		}
+	}
+
 	// Node adjacency (including the node itself), sorted, original numbering.
 	adjPtr, adj := nodeGraph(mesh.Elems, nePtr, neIdx, nn, workers)
 

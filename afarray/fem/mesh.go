@@ -25,8 +25,8 @@ func (m *Mesh) NumNodes() int { return len(m.Coords) / 3 }
 // NumElems returns the number of elements.
 func (m *Mesh) NumElems() int { return len(m.Elems) / 8 }
 
-// Validate checks the array lengths and that every element refers to
-// existing nodes.
+// Validate checks the array lengths, that every element refers to eight
+// distinct existing nodes, and that coordinates are finite.
 func (m *Mesh) Validate() error {
 	nn := m.NumNodes()
 	if len(m.Coords) != 3*nn || len(m.Fixed) != 3*nn || len(m.Loads) != 3*nn {
@@ -39,6 +39,11 @@ func (m *Mesh) Validate() error {
 	for i, v := range m.Elems {
 		if v < 0 || int(v) >= nn {
 			return fmt.Errorf("%w: element %d refers to node %d of %d", ErrMesh, i/8, v, nn)
+		}
+		for _, w := range m.Elems[i-i%8 : i] {
+			if w == v {
+				return fmt.Errorf("%w: element %d lists node %d twice", ErrMesh, i/8, v)
+			}
 		}
 	}
 	for i, v := range m.Coords {
