@@ -1,0 +1,64 @@
+package solver
+
+import "github.com/oclsolve/oclsolve/afarray"
+
+// SKSCholesky is the Cholesky factorization A = L Lᵀ of a symmetric positive
+// definite matrix in the thesis's skyline layout, computed in place: the
+// monotone last-row rule makes the skyline closed under fill, so L
+// overwrites A's elements (diagonal included) and no symbolic phase is
+// needed.
+//
+// Factorize once, then Solve or SolveTo for as many right-hand sides as
+// needed. The factor refers to the matrix's device storage: keep the matrix
+// alive, and unchanged, while the factor is in use. A factor is not safe for
+// concurrent use.
+//
+// The Thesis variant reproduces the thesis's kernel (§4.8): 2n-1 launches to
+// factor and 2n to solve, each with 32 groups of 1024 items. The Fast
+// variant (the default) is a right-looking block-column method: for each
+// block of BlockWidth columns, one launch factors the diagonal block in local
+// memory and solves the panel below it, and one launch applies the rank-B
+// trailing update as a tiled, coalesced dense update (the monotone rule
+// makes that region dense); the solves take one launch per block each way.
+// That is about 4n/B launches instead of 4n, and each trailing entry is read
+// and written once per block rather than once per column.
+type SKSCholesky struct {
+	// BlockWidth is the fast variant's block width B: 16, 32 or 64; zero
+	// means DefaultSKSBlockWidth. Set it before Factorize.
+	BlockWidth int
+
+	f sksFactor
+}
+
+// Factorize computes the factor of a in place with variant v ("" means
+// Fast): a's elements are overwritten by L, as in the thesis. It returns a
+// *NotPositiveDefiniteError (ErrNotPositiveDefinite) naming the first column
+// whose pivot is not positive, a *NonFiniteError (ErrNonFinite) for NaN or
+// Inf in a, and errors matching afarray.ErrShape for a malformed matrix.
+func (c *SKSCholesky) Factorize(a *afarray.SKS, v Variant) error {
+	c.f.ldlt = false
+	return c.f.factorize(a, v, c.BlockWidth, false)
+}
+
+// FactorizeCopy is Factorize on a device copy of a's elements, which the
+// factor owns: a is left unchanged, at the cost of a second copy of the
+// elements on the device.
+func (c *SKSCholesky) FactorizeCopy(a *afarray.SKS, v Variant) error {
+	c.f.ldlt = false
+	return c.f.factorize(a, v, c.BlockWidth, true)
+}
+
+// SolveTo solves A x = b into dst (dst may be b). Both must be float64
+// vectors of length n on the factor's device. A NaN or Inf in b or in the
+// solution is reported as a *NonFiniteError.
+func (c *SKSCholesky) SolveTo(dst, b *afarray.Array) error { return c.f.solveTo(dst, b) }
+
+// Solve solves A x = b into a new vector.
+func (c *SKSCholesky) Solve(b *afarray.Array) (*afarray.Array, error) { return c.f.solve(b) }
+
+// Stats describes the last factorization and solve.
+func (c *SKSCholesky) Stats() SparseStats { return c.f.stats }
+
+// Release frees the factor's own device memory (status, scratch, and the
+// copy made by FactorizeCopy). The matrix itself belongs to the caller.
+func (c *SKSCholesky) Release() { c.f.release() }

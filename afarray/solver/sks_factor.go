@@ -1,0 +1,259 @@
+package solver
+
+import (
+	_ "embed"
+	"fmt"
+	"time"
+
+	"github.com/oclsolve/oclsolve/afarray"
+	"github.com/oclsolve/oclsolve/kernels"
+)
+
+//go:embed sks_layout.cl
+var sksLayoutSource string
+
+// DefaultSKSBlockWidth is the block width of the fast skyline factorization
+// when a factor's BlockWidth is zero.
+const DefaultSKSBlockWidth = 32
+
+// sksFactor is the state shared by SKSCholesky and SKSLDLT: the factor lives
+// in the skyline storage itself (in place, as in the thesis), so a factor
+// only adds a status buffer and, for the fast variant, two scratch buffers.
+type sksFactor struct {
+	ldlt    bool
+	variant Variant
+	width   int
+
+	n, nnz   int
+	index    []int32        // host copy of the index, for the launch schedule
+	elm, idx *kernels.Buffer // the factor: a's (or the copy's) storage
+	copied   *afarray.Array // elements copy owned by the factor (FactorizeCopy)
+	dev      *kernels.Device
+	prog     *kernels.Program
+	status   *sparseStatus
+	work     *kernels.Buffer // fast solve: working copy of b
+	dscr     *kernels.Buffer // fast factorization: B x B diagonal-block scratch
+	ok       bool
+	stats    SparseStats
+}
+
+func (f *sksFactor) name() string {
+	if f.ldlt {
+		return "SKSLDLT"
+	}
+	return "SKSCholesky"
+}
+
+// sksProgram builds (once per device, through the kernels cache) the program
+// of a variant.
+func sksProgram(dev *kernels.Device, v Variant, ldlt bool, width int) (*kernels.Program, error) {
+	srcs := []kernels.Source{{Name: "sks_status.cl", Text: sparseStatusSource}, {Name: "sks_layout.cl", Text: sksLayoutSource}}
+	if v == Thesis {
+		return dev.Build("", append(srcs, kernels.Source{Name: "sks_thesis.cl", Text: sksThesisSource})...)
+	}
+	l := 0
+	if ldlt {
+		l = 1
+	}
+	return dev.Build(fmt.Sprintf("-DSKS_B=%d -DSKS_LDLT=%d", width, l), append(srcs, kernels.Source{Name: "sks_fast.cl", Text: sksFastSource})...)
+}
+
+// checkSKS validates the device matrix's shape and returns its host index
+// (downloaded once and cached by the array until a device write).
+func checkSKS(a *afarray.SKS) ([]int32, error) {
+	if a == nil || a.Elements == nil || a.Index == nil {
+		return nil, fmt.Errorf("%w: nil skyline matrix", afarray.ErrShape)
+	}
+	if a.Elements.Released() || a.Index.Released() {
+		return nil, afarray.ErrReleased
+	}
+	if a.Elements.DType() != afarray.Float64 || a.Index.DType() != afarray.Int32 {
+		return nil, fmt.Errorf("%w: skyline needs float64 elements and int32 index", afarray.ErrDType)
+	}
+	n, nnz := a.N, a.Elements.Len()
+	if n <= 0 || a.Index.Len() != n {
+		return nil, fmt.Errorf("%w: skyline of order %d with %d index entries", afarray.ErrShape, n, a.Index.Len())
+	}
+	if a.Elements.Device() != a.Index.Device() {
+		return nil, afarray.ErrDevice
+	}
+	index, err := a.Index.Int32s()
+	if err != nil {
+		return nil, err
+	}
+	if index[0] != 0 {
+		return nil, fmt.Errorf("%w: skyline index starts at %d", afarray.ErrShape, index[0])
+	}
+	last := -1
+	for j := 0; j < n; j++ {
+		h := nnz - int(index[j])
+		if j < n-1 {
+			h = int(index[j+1]) - int(index[j])
+		}
+		if h < 1 || j+h > n || j+h-1 < last {
+			return nil, fmt.Errorf("%w: skyline column %d has height %d (order %d, previous last row %d)", afarray.ErrShape, j, h, n, last)
+		}
+		last = j + h - 1
+	}
+	if last != n-1 {
+		return nil, fmt.Errorf("%w: skyline's last column has height %d, want 1", afarray.ErrShape, last-(n-1)+1)
+	}
+	return index, nil
+}
+
+// last returns the last stored row of column j.
+func (f *sksFactor) last(j int) int {
+	if j == f.n-1 {
+		return j
+	}
+	return j + int(f.index[j+1]-f.index[j]) - 1
+}
+
+func (f *sksFactor) factorize(a *afarray.SKS, v Variant, width int, copyElements bool) error {
+	f.release()
+	v, err := ParseVariant(string(v))
+	if err != nil {
+		return err
+	}
+	if width == 0 {
+		width = DefaultSKSBlockWidth
+	}
+	if v == Fast && width != 16 && width != 32 && width != 64 {
+		return fmt.Errorf("%w: %s block width %d (want 16, 32 or 64)", ErrUnknown, f.name(), width)
+	}
+	index, err := checkSKS(a)
+	if err != nil {
+		return err
+	}
+	f.variant, f.width, f.n, f.nnz, f.index = v, width, a.N, a.Elements.Len(), index
+	f.dev = a.Elements.Device()
+	if f.prog, err = sksProgram(f.dev, v, f.ldlt, width); err != nil {
+		return err
+	}
+	if f.status, err = newSparseStatus(f.dev, f.prog); err != nil {
+		return err
+	}
+	start, launches := time.Now(), f.dev.Launches()
+	elements := a.Elements
+	if copyElements {
+		if f.copied, err = a.Elements.Copy(); err != nil {
+			return err
+		}
+		elements = f.copied
+	}
+	if f.elm, err = elements.DeviceBuffer(); err != nil {
+		return err
+	}
+	if f.idx, err = a.Index.DeviceBuffer(); err != nil {
+		return err
+	}
+	if err := f.status.reset(); err != nil {
+		return err
+	}
+	if err := f.status.check(f.elm, f.nnz, stMatrix); err != nil {
+		return err
+	}
+	if v == Thesis {
+		err = f.thesisFactor()
+	} else {
+		err = f.fastFactor()
+	}
+	if err != nil {
+		return err
+	}
+	if err := f.status.check(f.elm, f.nnz, stFactor); err != nil {
+		return err
+	}
+	st, pivot, err := f.status.read()
+	if err != nil {
+		return err
+	}
+	f.stats = SparseStats{Variant: v, N: f.n, FactorLen: f.nnz, FactorTime: time.Since(start),
+		FactorLaunches: f.dev.Launches() - launches}
+	if v == Fast {
+		f.stats.BlockWidth = width
+	}
+	if err := factorError(st, pivot, f.ldlt); err != nil {
+		return err
+	}
+	f.ok = true
+	return nil
+}
+
+func (f *sksFactor) solveTo(dst, b *afarray.Array) error {
+	if !f.ok {
+		return fmt.Errorf("solver: %s has no factorization: %w", f.name(), afarray.ErrReleased)
+	}
+	if err := sparseCheckVectors(f.dev, f.n, dst, b); err != nil {
+		return err
+	}
+	start, launches := time.Now(), f.dev.Launches()
+	bb, err := b.DeviceBuffer()
+	if err != nil {
+		return err
+	}
+	x, err := dst.DeviceBuffer()
+	if err != nil {
+		return err
+	}
+	if err := f.status.reset(); err != nil {
+		return err
+	}
+	if err := f.status.check(bb, f.n, stRHS); err != nil {
+		return err
+	}
+	if f.variant == Thesis {
+		if x != bb {
+			if err := bb.CopyTo(x, 0, 0, int64(8*f.n)); err != nil {
+				return err
+			}
+		}
+		err = f.thesisSolve(x)
+	} else {
+		err = f.fastSolve(bb, x)
+	}
+	if err != nil {
+		return err
+	}
+	if err := f.status.check(x, f.n, stSolution); err != nil {
+		return err
+	}
+	st, _, err := f.status.read()
+	if err != nil {
+		return err
+	}
+	f.stats.Solves++
+	f.stats.SolveTime, f.stats.SolveLaunches = time.Since(start), f.dev.Launches()-launches
+	return solveError(st)
+}
+
+func (f *sksFactor) solve(b *afarray.Array) (*afarray.Array, error) {
+	if !f.ok {
+		return nil, fmt.Errorf("solver: %s has no factorization: %w", f.name(), afarray.ErrReleased)
+	}
+	buf, err := f.dev.Alloc(int64(8 * f.n))
+	if err != nil {
+		return nil, err
+	}
+	x, err := afarray.FromBuffer(buf, afarray.Float64, f.n, 1)
+	if err != nil {
+		buf.Release()
+		return nil, err
+	}
+	if err := f.solveTo(x, b); err != nil {
+		x.Release()
+		return nil, err
+	}
+	return x, nil
+}
+
+func (f *sksFactor) release() {
+	f.status.release()
+	f.copied.Release()
+	for _, b := range []*kernels.Buffer{f.work, f.dscr} {
+		if b != nil {
+			b.Release()
+		}
+	}
+	*f = sksFactor{ldlt: f.ldlt}
+}

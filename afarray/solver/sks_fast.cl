@@ -1,0 +1,293 @@
+// The fast skyline Cholesky and LDLT: a right-looking block-column method.
+//
+// The thesis's monotone last-row rule (last(j) >= last(j-1)) means that for
+// a block of SKS_B consecutive columns k0..k1-1 with R = last(k1-1):
+//   - the block's rows k1..R (the panel P) are stored column by column, each
+//     column contiguous, with implicit zeros below a column's own last row;
+//   - every column c in k1..R stores at least the rows c..R (last(c) >= R),
+//     so the trailing update A[k1..R, k1..R] -= P Pᵀ (LDLT: P D Pᵀ) is a dense,
+//     directly addressed lower triangle.
+// Each block takes two launches: sks_panel factors the B x B diagonal block
+// in local memory (every group redundantly, so no extra launch is needed)
+// and solves the panel rows against it, one row per work-item; sks_syrk
+// applies the rank-B trailing update with 32 x 32 output tiles staged in
+// local memory, coalesced along the column runs. The triangular solves take
+// one launch per block each way (sks_fwd, sks_bwd). Compared with the
+// thesis's 2 launches per column and per-column sweeps of the trailing
+// columns, this reads and writes each trailing entry once per block instead
+// of once per column and makes about 4n/B launches per factorization and
+// solve instead of 4n.
+//
+// SKS_B is the block width, SKS_LDLT selects LDLT (unit L, D on the
+// diagonal). Columns of a block are k0..k0+bs-1 (bs < SKS_B only for the last
+// block).
+#ifndef SKS_B
+#define SKS_B 32
+#endif
+#ifndef SKS_LDLT
+#define SKS_LDLT 0
+#endif
+#define B SKS_B
+#define KC (B < 32 ? B : 32) // block columns per local-memory chunk of sks_syrk
+#define TT 32                // sks_syrk output tile: TT rows x TT columns
+#define TY 8                 // sks_syrk local size TT x TY, TT/TY columns per item
+
+// sks_load_diag loads the B x B diagonal block of columns k0.. into D (zeros
+// where the profile stores nothing) and the columns' last rows and starts.
+void sks_load_diag(__global const double *elm, __global const int *idx, int nnz, int n, int k0, int bs,
+                   __local double D[B][B + 1], __local int *last, __local int *start) {
+	const int lid = get_local_id(0), ls = get_local_size(0);
+	for (int j = lid; j < bs; j += ls) {
+		last[j] = sks_last(idx, n, nnz, k0 + j);
+		start[j] = idx[k0 + j];
+	}
+	barrier(CLK_LOCAL_MEM_FENCE);
+	for (int t = lid; t < B * B; t += ls) {
+		const int i = t % B, j = t / B;
+		double v = 0.0;
+		if (j < bs && i < bs && i >= j && k0 + i <= last[j])
+			v = elm[start[j] + i - j];
+		D[i][j] = v;
+	}
+	barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+// sks_panel factors the diagonal block of columns k0..k0+bs-1 and overwrites
+// the panel rows k0+bs..R with L. Every group factors the block in local
+// memory; group 0 stores it, to elm when it is the only group, else to the
+// scratch dout (other groups may still be loading the block from elm), which
+// the following sks_syrk copies into place.
+__kernel void sks_panel(__global double *elm, __global const int *idx, int nnz, int n, int k0, int bs, int R,
+                        __global double *dout, __global int *st) {
+	__local double D[B][B + 1];
+	__local int last[B], start[B];
+	if (sparse_failed(st))
+		return;
+	const int lid = get_local_id(0), ls = get_local_size(0);
+	sks_load_diag(elm, idx, nnz, n, k0, bs, D, last, start);
+	for (int j = 0; j < bs; j++) {
+		const double d = D[j][j];
+		if (!sparse_pivot_ok(d, SKS_LDLT)) { // the same d in every item: a uniform exit
+			if (get_group_id(0) == 0 && lid == 0)
+				sparse_bad_pivot(st, k0 + j, d);
+			return;
+		}
+		const double inv = 1.0 / d;
+		for (int t = lid; t < bs * bs; t += ls) {
+			const int i = t % bs, c = t / bs;
+			if (c > j && i >= c)
+				D[i][c] -= D[i][j] * (D[c][j] * inv);
+		}
+		barrier(CLK_LOCAL_MEM_FENCE);
+#if SKS_LDLT
+		for (int i = j + 1 + lid; i < bs; i += ls)
+			D[i][j] *= inv;
+#else
+		const double l = sqrt(d);
+		for (int i = j + lid; i < bs; i += ls)
+			D[i][j] = i == j ? l : D[i][j] / l;
+#endif
+		barrier(CLK_LOCAL_MEM_FENCE);
+	}
+	if (get_group_id(0) == 0) {
+		const int direct = get_num_groups(0) == 1;
+		for (int t = lid; t < B * B; t += ls) {
+			const int i = t % B, j = t / B;
+			if (j < bs && i < bs && i >= j && k0 + i <= last[j]) {
+				if (direct)
+					elm[start[j] + i - j] = D[i][j];
+				else
+					dout[t] = D[i][j];
+			}
+		}
+	}
+	// Panel rows: row i solves x L_Dᵀ = P[i, :] (LDLT: then divides by D).
+	const int k1 = k0 + bs, i = k1 + get_global_id(0);
+	if (i > R)
+		return;
+	double x[B];
+#pragma unroll
+	for (int j = 0; j < B; j++) {
+		x[j] = 0.0;
+		if (j < bs) {
+			const int stored = i <= last[j];
+			const int at = start[j] + i - k0 - j;
+			double s = stored ? elm[at] : 0.0;
+#pragma unroll
+			for (int k = 0; k < j; k++)
+				s -= x[k] * D[j][k];
+#if SKS_LDLT
+			x[j] = s;
+			if (stored)
+				elm[at] = s / D[j][j];
+#else
+			x[j] = s / D[j][j];
+			if (stored)
+				elm[at] = x[j];
+#endif
+		}
+	}
+}
+
+// sks_syrk applies the trailing update of block k0..k0+bs-1 to the lower
+// triangle of rows and columns k1..R, one 32 x 32 tile per group (tiles
+// numbered row by row through the lower triangle). With copy set, group 0
+// first moves the factored diagonal block from the scratch din into place.
+__kernel void sks_syrk(__global double *elm, __global const int *idx, int nnz, int n, int k0, int bs, int R,
+                       __global const double *din, int copy, __global int *st) {
+	__local double Pi[TT][KC + 1];
+	__local double Pc[TT][KC + 1];
+	__local int last[B], start[B];
+#if SKS_LDLT
+	__local double dg[B];
+#endif
+	if (sparse_failed(st))
+		return;
+	const int lid = get_local_id(0), ls = TT * TY;
+	const int g = get_group_id(0);
+	for (int j = lid; j < bs; j += ls) {
+		last[j] = sks_last(idx, n, nnz, k0 + j);
+		start[j] = idx[k0 + j];
+#if SKS_LDLT
+		dg[j] = copy ? din[j * B + j] : elm[start[j]];
+#endif
+	}
+	barrier(CLK_LOCAL_MEM_FENCE);
+	if (copy && g == 0)
+		for (int t = lid; t < B * B; t += ls) {
+			const int i = t % B, j = t / B;
+			if (j < bs && i < bs && i >= j && k0 + i <= last[j])
+				elm[start[j] + i - j] = din[t];
+		}
+	int ti = (int)((sqrt(8.0 * g + 1.0) - 1.0) * 0.5);
+	while (ti * (ti + 1) / 2 > g)
+		ti--;
+	while ((ti + 1) * (ti + 2) / 2 <= g)
+		ti++;
+	const int tc = g - ti * (ti + 1) / 2;
+	const int k1 = k0 + bs, r0 = k1 + ti * TT, c0 = k1 + tc * TT;
+	const int tx = lid % TT, ty = lid / TT;
+	double acc[TT / TY];
+	for (int q = 0; q < TT / TY; q++)
+		acc[q] = 0.0;
+	for (int kc = 0; kc < bs; kc += KC) {
+		barrier(CLK_LOCAL_MEM_FENCE);
+		for (int t = lid; t < TT * KC; t += ls) {
+			const int row = t % TT, jj = t / TT, j = kc + jj;
+			double vi = 0.0, vc = 0.0;
+			if (j < bs) {
+				const int ri = r0 + row, rc = c0 + row;
+				if (ri <= R && ri <= last[j])
+					vi = elm[start[j] + ri - k0 - j];
+				if (rc <= R && rc <= last[j])
+#if SKS_LDLT
+					vc = elm[start[j] + rc - k0 - j] * dg[j];
+#else
+					vc = elm[start[j] + rc - k0 - j];
+#endif
+			}
+			Pi[row][jj] = vi;
+			Pc[row][jj] = vc;
+		}
+		barrier(CLK_LOCAL_MEM_FENCE);
+		for (int jj = 0; jj < KC; jj++) {
+			const double a = Pi[tx][jj];
+#pragma unroll
+			for (int q = 0; q < TT / TY; q++)
+				acc[q] += a * Pc[ty + TY * q][jj];
+		}
+	}
+	const int i = r0 + tx;
+	if (i > R)
+		return;
+#pragma unroll
+	for (int q = 0; q < TT / TY; q++) {
+		const int c = c0 + ty + TY * q;
+		if (c <= i)
+			elm[idx[c] + i - c] -= acc[q];
+	}
+}
+
+// sks_fwd is the forward substitution for block k0..k0+bs-1: every group
+// solves the block's triangle in local memory (redundantly: it is small),
+// group 0 stores y (LDLT: D⁻¹y) into out, and each item subtracts the panel
+// row's contribution from w[i], i in k1..R. w is the work copy of b; out is a
+// separate vector because other groups still read w's block entries.
+__kernel void sks_fwd(__global const double *elm, __global const int *idx, int nnz, int n, int k0, int bs, int R,
+                      __global double *w, __global double *out) {
+	__local double D[B][B + 1];
+	__local int last[B], start[B];
+	__local double y[B];
+	const int lid = get_local_id(0), ls = get_local_size(0);
+	sks_load_diag(elm, idx, nnz, n, k0, bs, D, last, start);
+	for (int j = lid; j < bs; j += ls)
+		y[j] = w[k0 + j];
+	for (int j = 0; j < bs; j++) {
+		barrier(CLK_LOCAL_MEM_FENCE);
+#if !SKS_LDLT
+		if (lid == 0)
+			y[j] /= D[j][j];
+		barrier(CLK_LOCAL_MEM_FENCE);
+#endif
+		for (int i = j + 1 + lid; i < bs; i += ls)
+			y[i] -= D[i][j] * y[j];
+	}
+	barrier(CLK_LOCAL_MEM_FENCE);
+	if (get_group_id(0) == 0)
+		for (int j = lid; j < bs; j += ls)
+#if SKS_LDLT
+			out[k0 + j] = y[j] / D[j][j];
+#else
+			out[k0 + j] = y[j];
+#endif
+	const int i = k0 + bs + get_global_id(0);
+	if (i > R)
+		return;
+	double s = 0.0;
+	for (int j = 0; j < bs; j++)
+		if (i <= last[j])
+			s += elm[start[j] + i - k0 - j] * y[j];
+	w[i] -= s;
+}
+
+// sks_bwd is the backward substitution for block k0..k0+bs-1, in place on x
+// (which holds y, already final below the block): one group of 32 x 8 items
+// forms the block's dot products with the rows k1..R in local memory, then
+// solves the transposed triangle.
+__kernel void sks_bwd(__global const double *elm, __global const int *idx, int nnz, int n, int k0, int bs, int R,
+                      __global double *x) {
+	__local double D[B][B + 1];
+	__local int last[B], start[B];
+	__local double red[B][33];
+	__local double r[B];
+	const int lid = get_local_id(0), ls = get_local_size(0);
+	sks_load_diag(elm, idx, nnz, n, k0, bs, D, last, start);
+	const int tx = lid % 32, ty = lid / 32, tys = ls / 32, k1 = k0 + bs;
+	for (int j = ty; j < bs; j += tys) {
+		double s = 0.0;
+		const int hi = min(R, last[j]);
+		for (int i = k1 + tx; i <= hi; i += 32)
+			s += elm[start[j] + i - k0 - j] * x[i];
+		red[j][tx] = s;
+	}
+	barrier(CLK_LOCAL_MEM_FENCE);
+	for (int j = lid; j < bs; j += ls) {
+		double s = x[k0 + j];
+		for (int t = 0; t < 32; t++)
+			s -= red[j][t];
+		r[j] = s;
+	}
+	for (int j = bs - 1; j >= 0; j--) {
+		barrier(CLK_LOCAL_MEM_FENCE);
+#if !SKS_LDLT
+		if (lid == 0)
+			r[j] /= D[j][j];
+		barrier(CLK_LOCAL_MEM_FENCE);
+#endif
+		for (int i = lid; i < j; i += ls)
+			r[i] -= D[j][i] * r[j];
+	}
+	barrier(CLK_LOCAL_MEM_FENCE);
+	for (int j = lid; j < bs; j += ls)
+		x[k0 + j] = r[j];
+}

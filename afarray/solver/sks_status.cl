@@ -1,0 +1,37 @@
+// Failure reporting shared by the skyline and CSC kernels. A factorization or
+// solve owns one small int buffer st; every slot starts at SPARSE_NONE and
+// kernels lower it with atomic_min to the first index where a problem was
+// seen. The host reads the buffer once, at the end of Factorize or SolveTo,
+// so that no launch waits for the device.
+#define SPARSE_NONE 0x7fffffff
+#define ST_PIVOT 0    // first column whose pivot failed (<= 0 for Cholesky, 0 for LDLT)
+#define ST_MATRIX 1   // first non-finite entry of the input matrix
+#define ST_FACTOR 2   // first non-finite entry of the computed factor
+#define ST_RHS 3      // first non-finite entry of the right-hand side
+#define ST_SOLUTION 4 // first non-finite entry of the solution
+// ints 6 and 7 hold the failed pivot's value as a double.
+
+// sparse_failed says whether the factorization already failed, so that later
+// launches return at once instead of spreading NaN through the factor.
+inline int sparse_failed(__global const int *st) {
+	return st[ST_PIVOT] != SPARSE_NONE || st[ST_MATRIX] != SPARSE_NONE;
+}
+
+// sparse_bad_pivot records a failed pivot d at column col.
+inline void sparse_bad_pivot(__global int *st, int col, double d) {
+	if (atomic_min(&st[ST_PIVOT], col) > col)
+		((__global double *)(st + 6))[0] = d;
+}
+
+// sparse_pivot_ok tests a pivot: Cholesky needs d > 0, LDLT needs d != 0;
+// both need it finite.
+inline int sparse_pivot_ok(double d, int ldlt) {
+	return isfinite(d) && (ldlt ? d != 0.0 : d > 0.0);
+}
+
+// sparse_nonfinite lowers st[slot] to the first index i with x[i] NaN or Inf.
+__kernel void sparse_nonfinite(__global const double *x, int n, __global int *st, int slot) {
+	for (int i = get_global_id(0); i < n; i += get_global_size(0))
+		if (!isfinite(x[i]))
+			atomic_min(&st[slot], i);
+}

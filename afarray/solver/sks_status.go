@@ -1,0 +1,170 @@
+package solver
+
+import (
+	_ "embed"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/oclsolve/oclsolve/afarray"
+	"github.com/oclsolve/oclsolve/kernels"
+)
+
+// The failure reporting of the sparse direct solvers (skyline and CSC). Each
+// factor owns a small device buffer in which kernels record the first failed
+// pivot and the first NaN or Inf they meet (sks_status.cl). The host reads it
+// once at the end of Factorize and of SolveTo: one small read per call, and
+// no waiting between launches.
+
+//go:embed sks_status.cl
+var sparseStatusSource string
+
+// Slots of the status buffer (see sks_status.cl).
+const (
+	stPivot    = 0
+	stMatrix   = 1
+	stFactor   = 2
+	stRHS      = 3
+	stSolution = 4
+	stNone     = math.MaxInt32
+	stInts     = 8 // ints 6-7 hold the failed pivot value
+)
+
+// sparseStatus is a factor's device status buffer.
+type sparseStatus struct {
+	buf *kernels.Buffer
+	chk *kernels.Kernel // sparse_nonfinite
+}
+
+func newSparseStatus(dev *kernels.Device, prog *kernels.Program) (*sparseStatus, error) {
+	chk, err := prog.Kernel("sparse_nonfinite")
+	if err != nil {
+		return nil, err
+	}
+	buf, err := dev.Alloc(4 * stInts)
+	if err != nil {
+		return nil, err
+	}
+	return &sparseStatus{buf: buf, chk: chk}, nil
+}
+
+// reset enqueues setting every slot to "nothing found" (no launch, no wait).
+func (s *sparseStatus) reset() error {
+	var p [4]byte
+	binary.LittleEndian.PutUint32(p[:], stNone)
+	if err := s.buf.Fill(p[:], 0, 24); err != nil {
+		return err
+	}
+	return s.buf.Fill(make([]byte, 8), 24, 8)
+}
+
+// check enqueues the scan of the first n doubles of x for NaN and Inf into
+// slot.
+func (s *sparseStatus) check(x *kernels.Buffer, n, slot int) error {
+	const local = 256
+	groups := min(max((n+local-1)/local, 1), 256)
+	return s.chk.Launch([]int{groups * local}, []int{local}, x, n, s.buf, slot)
+}
+
+// read waits for the device and returns the slots and the failed pivot.
+func (s *sparseStatus) read() (st [stInts]int32, pivot float64, err error) {
+	if err = s.buf.Read(0, st[:]); err != nil {
+		return st, 0, err
+	}
+	pivot = math.Float64frombits(uint64(uint32(st[6])) | uint64(uint32(st[7]))<<32)
+	return st, pivot, nil
+}
+
+// factorError turns the status after a factorization into the typed error
+// that explains it, matrix problems first.
+func factorError(st [stInts]int32, pivot float64, ldlt bool) error {
+	switch {
+	case st[stMatrix] != stNone:
+		return &NonFiniteError{Where: "matrix", Index: int(st[stMatrix])}
+	case st[stPivot] != stNone && ldlt:
+		return &ZeroPivotError{Column: int(st[stPivot]), Pivot: pivot}
+	case st[stPivot] != stNone:
+		return &NotPositiveDefiniteError{Column: int(st[stPivot]), Pivot: pivot}
+	case st[stFactor] != stNone:
+		return &NonFiniteError{Where: "factor", Index: int(st[stFactor])}
+	}
+	return nil
+}
+
+// solveError turns the status after a solve into an error.
+func solveError(st [stInts]int32) error {
+	switch {
+	case st[stRHS] != stNone:
+		return &NonFiniteError{Where: "right-hand side", Index: int(st[stRHS])}
+	case st[stSolution] != stNone:
+		return &NonFiniteError{Where: "solution", Index: int(st[stSolution])}
+	}
+	return nil
+}
+
+func (s *sparseStatus) release() {
+	if s != nil && s.buf != nil {
+		s.buf.Release()
+	}
+}
+
+// SparseStats describes the last factorization and solve of a sparse
+// direct factor (skyline or CSC). Launch counts are read from the device's
+// counter, so they include launches by other goroutines on the same device
+// in the meantime.
+type SparseStats struct {
+	Variant   Variant
+	N         int
+	FactorLen int // stored entries of the factor (len of its elements)
+	// SymbolicTime is the host's symbolic analysis (CSC only): the thesis
+	// excludes it from its timings, so it is kept apart from FactorTime.
+	SymbolicTime time.Duration
+	// FactorTime is the numeric factorization, from the first upload or
+	// launch to the status read that ends it.
+	FactorTime     time.Duration
+	FactorLaunches int64
+	// Levels is the number of sequential steps of the fast CSC schedule
+	// (elimination-tree levels); BlockWidth the fast skyline block width.
+	Levels     int
+	BlockWidth int
+	Solves     int           // solves done with this factor
+	SolveTime  time.Duration // of the last solve
+	// SolveLaunches is the number of launches of the last solve.
+	SolveLaunches int64
+}
+
+func (s SparseStats) String() string {
+	return fmt.Sprintf("%s n=%d factor len=%d symbolic=%v factor=%v (%d launches) solve=%v (%d launches, %d solves)",
+		s.Variant, s.N, s.FactorLen, s.SymbolicTime, s.FactorTime, s.FactorLaunches, s.SolveTime, s.SolveLaunches, s.Solves)
+}
+
+// checkVectors validates the arrays of a solve against the order n and the
+// factor's device.
+func sparseCheckVectors(dev *kernels.Device, n int, arrays ...*afarray.Array) error {
+	for _, a := range arrays {
+		if a == nil || a.Released() {
+			return fmt.Errorf("solver: %w", afarray.ErrReleased)
+		}
+		if a.DType() != afarray.Float64 {
+			return fmt.Errorf("%w: solver needs float64 vectors, got %s", afarray.ErrDType, a.DType())
+		}
+		if a.Len() != n {
+			r, c := a.Dims()
+			return fmt.Errorf("%w: %dx%d array for a system of order %d", afarray.ErrShape, r, c, n)
+		}
+		if a.Device() != dev {
+			return afarray.ErrDevice
+		}
+	}
+	return nil
+}
+
+// sparsePow2Floor returns the largest power of two <= n (n >= 1).
+func sparsePow2Floor(n int) int {
+	p := 1
+	for p*2 <= n {
+		p *= 2
+	}
+	return p
+}
