@@ -8,7 +8,7 @@ import (
 
 // HelpText is what :help prints: the workflow in five lines, then the
 // commands.
-const HelpText = `Workflow (fmt, math, mat, plot, display, kernels, afarray, sparse are imported):
+const HelpText = `Workflow (fmt, math, mat, plot, display, kernels, afarray, sparse, gauss are imported):
   1. a := mat.NewDense(3, 3, []float64{4, 1, 0, 1, 4, 1, 0, 1, 4})   build on the host with gonum
   2. x, err := afarray.FromDense(a)                                  wrap it as a device array (uploaded on first use)
   3. :time y := ...                                                  compute on the device; time includes completion

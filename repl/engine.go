@@ -90,6 +90,7 @@ var DefaultImports = []string{
 	"github.com/oclsolve/oclsolve/kernels",
 	"github.com/oclsolve/oclsolve/afarray",
 	"github.com/oclsolve/oclsolve/afarray/sparse",
+	"github.com/oclsolve/oclsolve/afarray/gauss",
 }
 
 // warmUp touches the types whose packages gomacro loads lazily, so that
@@ -131,8 +132,9 @@ func New(o Options) (*Engine, error) {
 	defer restore()
 	e.ir = fast.New()
 	g := &e.ir.Comp.Globals
-	g.Stdout = e.stderr
-	g.Stderr = e.stderr
+	warnings := quietWarnings{e.stderr}
+	g.Stdout = warnings
+	g.Stderr = warnings
 	// Panics are trapped by Eval itself, which turns them into errors.
 	g.Options &^= base.OptTrapPanic | base.OptShowPrompt | base.OptShowEval | base.OptShowEvalType
 	if !o.Bare {
@@ -149,7 +151,7 @@ func New(o Options) (*Engine, error) {
 		// news, at start-up, so os.Stdout is muted while the imports load.
 		g.Stdout, g.Stderr = io.Discard, io.Discard
 		_, err := e.evalGo(strings.Join(lines, "\n") + warmUp)
-		g.Stdout, g.Stderr = e.stderr, e.stderr
+		g.Stdout, g.Stderr = warnings, warnings
 		if err != nil {
 			return nil, fmt.Errorf("repl: default imports: %w", err)
 		}
@@ -207,6 +209,10 @@ func (e *Engine) evalGo(src string) (res Result, err error) {
 		}
 	}()
 	vals, types := e.ir.Eval(src)
+	if endsWithPrint(src) {
+		// fmt.Println's byte count and nil error are not a result.
+		return res, nil
+	}
 	for i, v := range vals {
 		if !v.IsValid() {
 			continue
@@ -280,4 +286,16 @@ func (e *Engine) loadSource(name, src string) error {
 		}
 	}
 	return nil
+}
+
+// quietWarnings passes the interpreter's messages on, except the warning
+// about redefining a name: `x, err := ...` in cell after cell is how
+// sessions are written, not a mistake.
+type quietWarnings struct{ w io.Writer }
+
+func (q quietWarnings) Write(p []byte) (int, error) {
+	if strings.HasPrefix(string(p), "// warning: redefined identifier:") {
+		return len(p), nil
+	}
+	return q.w.Write(p)
 }

@@ -145,3 +145,34 @@ func IsComplete(src string) string {
 	}
 	return Complete
 }
+
+// endsWithPrint reports whether the last top-level statement of src is a
+// call of fmt.Print, fmt.Println or fmt.Printf.
+func endsWithPrint(src string) bool {
+	var last []token.Token
+	var lits []string
+	depth := 0
+	start := true
+	scan(src, func(tok token.Token, lit string) bool {
+		switch tok {
+		case token.LPAREN, token.LBRACE, token.LBRACK:
+			depth++
+		case token.RPAREN, token.RBRACE, token.RBRACK:
+			depth--
+		}
+		if depth == 0 && tok == token.SEMICOLON {
+			start = true
+			return true
+		}
+		if start {
+			last, lits, start = last[:0], lits[:0], false
+		}
+		if len(last) < 3 {
+			last = append(last, tok)
+			lits = append(lits, lit)
+		}
+		return true
+	})
+	return len(last) == 3 && last[0] == token.IDENT && lits[0] == "fmt" && last[1] == token.PERIOD &&
+		(lits[2] == "Print" || lits[2] == "Println" || lits[2] == "Printf")
+}

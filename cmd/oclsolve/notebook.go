@@ -3,7 +3,9 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/oclsolve/oclsolve/notebook"
 )
@@ -41,19 +43,33 @@ func runNotebook(args []string) error {
 	if err != nil {
 		return err
 	}
+	// Cells run in the notebook's directory, as under Jupyter, so that
+	// relative paths in them mean the same in both.
+	if out != "-" {
+		if out, err = filepath.Abs(out); err != nil {
+			return err
+		}
+	}
+	if err := os.Chdir(filepath.Dir(in)); err != nil {
+		return err
+	}
 	x, err := notebook.NewExecutor()
 	if err != nil {
 		return err
 	}
-	echo := os.Stderr
-	if *quiet {
-		echo = nil
-	}
 	var runErr error
-	if echo != nil {
-		runErr = notebook.Run(x, nb, echo)
-	} else {
+	if *quiet {
 		runErr = notebook.Run(x, nb, nil)
+	} else {
+		// Cells' output is captured at the descriptor level, descriptor 2
+		// included: the echo goes to a duplicate of the original one.
+		fd, err := syscall.Dup(2)
+		if err != nil {
+			return err
+		}
+		echo := os.NewFile(uintptr(fd), "stderr")
+		defer echo.Close()
+		runErr = notebook.Run(x, nb, echo)
 	}
 	var writeErr error
 	if out == "-" {

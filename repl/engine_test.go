@@ -1,0 +1,325 @@
+package repl
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fakeDevices stands in for the OpenCL layer in the session command tests.
+type fakeDevices struct {
+	devs     []*fakeDevice
+	current  int
+	finished int
+}
+
+type fakeDevice struct {
+	name       string
+	live, peak int64
+	parent     *fakeDevices
+}
+
+func (d *fakeDevice) String() string             { return d.name }
+func (d *fakeDevice) Finish() error              { d.parent.finished++; return nil }
+func (d *fakeDevice) Memory() (live, peak int64) { return d.live, d.peak }
+
+func (f *fakeDevices) Current() (Device, error) { return f.devs[f.current], nil }
+func (f *fakeDevices) All() ([]Device, error) {
+	out := make([]Device, len(f.devs))
+	for i, d := range f.devs {
+		out[i] = d
+	}
+	return out, nil
+}
+func (f *fakeDevices) Select(spec string) (Device, error) {
+	for i, d := range f.devs {
+		if strings.Contains(d.name, spec) {
+			f.current = i
+			return d, nil
+		}
+	}
+	return nil, fmt.Errorf("no device %q", spec)
+}
+
+func newFakeDevices() *fakeDevices {
+	f := &fakeDevices{}
+	f.devs = []*fakeDevice{{name: "cpu0", live: 1024, peak: 4096, parent: f}, {name: "gpu1", parent: f}}
+	return f
+}
+
+// newTestEngine returns an engine whose command output is collected in out.
+func newTestEngine(t *testing.T) (*Engine, *strings.Builder, *fakeDevices) {
+	t.Helper()
+	var out strings.Builder
+	devs := newFakeDevices()
+	e, err := New(Options{Stdout: &out, Stderr: &out, Devices: devs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e, &out, devs
+}
+
+func eval(t *testing.T, e *Engine, src string) Result {
+	t.Helper()
+	r, err := e.Eval(src)
+	if err != nil {
+		t.Fatalf("Eval(%q): %v", src, err)
+	}
+	return r
+}
+
+func TestEvalValuesAndState(t *testing.T) {
+	e, _, _ := newTestEngine(t)
+	eval(t, e, "x := 20")
+	eval(t, e, "func double(a int) int {\n\treturn 2 * a\n}")
+	r := eval(t, e, "double(x) + 2")
+	if len(r.Values) != 1 || r.Values[0] != 42 || r.Types[0] != "int" {
+		t.Fatalf("double(x)+2 = %v %v, want 42 int", r.Values, r.Types)
+	}
+	// The default imports are there: gonum and math work without imports.
+	r = eval(t, e, "m := mat.NewDense(2, 2, []float64{1, 2, 3, 4})\nmat.Det(m) + math.Abs(-1)")
+	if got, ok := r.Values[0].(float64); !ok || got != -1 {
+		t.Fatalf("det+1 = %v, want -1", r.Values)
+	}
+	// Statements and prints produce no value.
+	if r := eval(t, e, `fmt.Sprint("a"); fmt.Print("")`); len(r.Values) != 0 {
+		t.Fatalf("fmt.Print left values %v", r.Values)
+	}
+}
+
+func TestErrorsKeepState(t *testing.T) {
+	e, _, _ := newTestEngine(t)
+	eval(t, e, "kept := 7")
+	cases := []struct {
+		src  string
+		want error
+		msg  string
+	}{
+		{`panic("boom")`, ErrEval, "boom"},
+		{"var s []int\n_ = s[3]", ErrEval, "out of range"},
+		{"y := undefinedName", ErrEval, "undefinedName"},
+		{`import "github.com/nobody/nothing"`, ErrNotBound, "github.com/nobody/nothing"},
+		{":nosuchcommand", ErrCommand, "unknown command"},
+	}
+	for _, c := range cases {
+		_, err := e.Eval(c.src)
+		if !errors.Is(err, c.want) || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("Eval(%q) = %v, want %v mentioning %q", c.src, err, c.want, c.msg)
+		}
+		if r := eval(t, e, "kept"); r.Values[0] != 7 {
+			t.Fatalf("after %q the session lost its state: kept = %v", c.src, r.Values)
+		}
+	}
+}
+
+func TestBigUntypedConstants(t *testing.T) {
+	e, _, _ := newTestEngine(t)
+	r := eval(t, e, "uint64(math.MaxUint64)")
+	if r.Values[0] != uint64(1<<64-1) {
+		t.Fatalf("uint64(math.MaxUint64) = %v", r.Values)
+	}
+	r = eval(t, e, "math.Pi * 2")
+	if r.Values[0] != 2*3.141592653589793 {
+		t.Fatalf("math.Pi*2 = %v", r.Values)
+	}
+	// An untyped constant of a package only our generator binds.
+	r = eval(t, e, "mat.ConditionTolerance / 2")
+	if r.Values[0] != 5e15 {
+		t.Fatalf("mat.ConditionTolerance/2 = %v", r.Values)
+	}
+}
+
+func TestInterrupt(t *testing.T) {
+	e, _, _ := newTestEngine(t)
+	eval(t, e, "n := 0")
+	done := make(chan error)
+	go func() {
+		_, err := e.Eval("for {\n\tn++\n}")
+		done <- err
+	}()
+	deadline := time.Now().Add(5 * time.Second)
+	for !e.Running() && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond)
+	e.Interrupt()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrInterrupted) {
+			t.Fatalf("interrupted loop returned %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Interrupt did not stop the loop")
+	}
+	r := eval(t, e, "n > 0")
+	if r.Values[0] != true {
+		t.Fatalf("the loop's progress was lost: n > 0 is %v", r.Values)
+	}
+}
+
+func TestCommands(t *testing.T) {
+	e, out, devs := newTestEngine(t)
+	eval(t, e, ":help")
+	if lines := strings.Split(out.String(), "\n"); !strings.HasPrefix(lines[0], "Workflow") || !strings.HasPrefix(lines[6], "Commands:") {
+		t.Fatalf(":help: want the workflow in five lines, then the commands; got\n%s", out)
+	}
+	out.Reset()
+	eval(t, e, ":help packages")
+	if !strings.Contains(out.String(), "gonum.org/v1/gonum/mat") || !strings.Contains(out.String(), "github.com/oclsolve/oclsolve/notebook/display") {
+		t.Fatalf(":help packages does not list the bound packages:\n%s", out)
+	}
+
+	out.Reset()
+	eval(t, e, ":mem")
+	if !strings.Contains(out.String(), "0: cpu0: live 1.00 KiB, peak 4.00 KiB") || !strings.Contains(out.String(), "1: gpu1: live 0 B") {
+		t.Fatalf(":mem printed\n%s", out)
+	}
+
+	out.Reset()
+	eval(t, e, ":device")
+	if !strings.Contains(out.String(), "* 0: cpu0") || !strings.Contains(out.String(), "  1: gpu1") {
+		t.Fatalf(":device printed\n%s", out)
+	}
+	out.Reset()
+	eval(t, e, ":device gpu")
+	if devs.current != 1 || !strings.Contains(out.String(), "gpu1") {
+		t.Fatalf(":device gpu: current %d, printed %q", devs.current, out)
+	}
+	if _, err := e.Eval(":device tpu"); !errors.Is(err, ErrCommand) {
+		t.Fatalf(":device tpu = %v, want ErrCommand", err)
+	}
+
+	out.Reset()
+	before := devs.finished
+	r := eval(t, e, ":time t := 3\nt * 2")
+	if devs.finished != before+1 {
+		t.Fatal(":time did not wait for the device")
+	}
+	if len(r.Values) != 1 || r.Values[0] != 6 || !strings.Contains(out.String(), "seconds, device finished") {
+		t.Fatalf(":time returned %v and printed %q", r.Values, out)
+	}
+	if r := eval(t, e, "t"); r.Values[0] != 3 {
+		t.Fatal(":time did not evaluate in the session")
+	}
+
+	if r := eval(t, e, ":quit"); !r.Quit {
+		t.Fatal(":quit did not ask to quit")
+	}
+}
+
+func TestLoadFile(t *testing.T) {
+	e, _, _ := newTestEngine(t)
+	dir := t.TempDir()
+	lib := filepath.Join(dir, "lib.go")
+	os.WriteFile(lib, []byte("// helpers\nfunc square(x float64) float64 { return x * x }\nvar loaded = square(3)\n"), 0o644)
+	eval(t, e, ":load "+lib)
+	if r := eval(t, e, "loaded"); r.Values[0] != 9.0 {
+		t.Fatalf("loaded = %v", r.Values)
+	}
+	prog := filepath.Join(dir, "prog.go")
+	os.WriteFile(prog, []byte("package main\n\nimport \"fmt\"\n\nvar ran = false\n\nfunc main() {\n\tran = true\n\tfmt.Sprint()\n}\n"), 0o644)
+	if err := e.LoadFile(prog); err != nil {
+		t.Fatal(err)
+	}
+	if r := eval(t, e, "ran"); r.Values[0] != true {
+		t.Fatal("a program's main was not run")
+	}
+	bad := filepath.Join(dir, "bad.go")
+	os.WriteFile(bad, []byte("x := 1\ny := nope + 1\n"), 0o644)
+	err := e.LoadFile(bad)
+	if !errors.Is(err, ErrEval) || !strings.Contains(err.Error(), "bad.go:2") {
+		t.Fatalf("loading a bad file: %v, want ErrEval naming bad.go:2", err)
+	}
+	if _, err := e.Eval(":load " + filepath.Join(dir, "missing.go")); !errors.Is(err, ErrCommand) {
+		t.Fatalf(":load of a missing file: %v", err)
+	}
+}
+
+func TestComplete(t *testing.T) {
+	e, _, _ := newTestEngine(t)
+	eval(t, e, "type point struct{ Xpos, Ypos float64 }\nvar pt point\nvar mm = mat.NewDense(1, 1, nil)")
+	cases := []struct {
+		line string
+		head string
+		want string
+	}{
+		{"mat.NewDe", "mat.", "NewDense"},             // package function
+		{"x := floats.Su", "x := floats.", "Sum"},    // after other text
+		{"mm.Sol", "mm.", "Solve"},                   // method of a compiled type
+		{"pt.Xp", "pt.", "Xpos"},                     // field of an interpreted type
+		{"plott", "", "plotter"},                     // package name
+		{":me", "", ":mem"},                          // session command
+		{"display.Sp", "display.", "Spy"},            // our display package
+	}
+	for _, c := range cases {
+		head, comps, _ := e.Complete(c.line, len(c.line))
+		found := false
+		for _, x := range comps {
+			found = found || x == c.want
+		}
+		if head != c.head || !found {
+			t.Errorf("Complete(%q) = %q, %v; want head %q and %q", c.line, head, comps, c.head, c.want)
+		}
+	}
+	if got := e.Inspect("y := mat.NewDense(2, 2, nil)", 10); !strings.Contains(got, "func(int, int, []float64)") {
+		t.Errorf("Inspect(mat.NewDense) = %q", got)
+	}
+	if got := e.Inspect("zzz", 1); got != "" {
+		t.Errorf("Inspect(unknown) = %q, want nothing", got)
+	}
+}
+
+func TestIsComplete(t *testing.T) {
+	cases := map[string]string{
+		"x := 1":                    Complete,
+		"func f() {":                Incomplete,
+		"func f() {\n}":             Complete,
+		"a := []int{\n1,":           Incomplete,
+		"x := 1 +":                  Incomplete,
+		"s := `raw\nstring":         Incomplete,
+		"}":                         Invalid,
+		"f(1))":                     Invalid,
+		":time f(":                  Complete,
+		"":                          Complete,
+		"x++":                       Complete,
+		"if x {\n} else {\n  y()\n}": Complete,
+	}
+	for src, want := range cases {
+		if got := IsComplete(src); got != want {
+			t.Errorf("IsComplete(%q) = %s, want %s", src, got, want)
+		}
+	}
+}
+
+func TestHistoryEntry(t *testing.T) {
+	e, _, _ := newTestEngine(t)
+	src := "func tri(n int) int { // triangular numbers\n\ts := 0\n\tfor i := 1; i <= n; i++ {\n\t\ts += i\n\t}\n\treturn s\n}"
+	one := historyEntry(src)
+	if strings.Contains(one, "\n") || strings.Contains(one, "triangular") {
+		t.Fatalf("historyEntry left newlines or comments: %q", one)
+	}
+	// The one-line form must mean the same as the original.
+	eval(t, e, one)
+	if r := eval(t, e, "tri(4)"); r.Values[0] != 10 {
+		t.Fatalf("tri(4) from history entry %q = %v", one, r.Values)
+	}
+	list := "v := []int{\n\t1,\n\t2,\n}"
+	eval(t, e, historyEntry(list))
+	if r := eval(t, e, "len(v)"); r.Values[0] != 2 {
+		t.Fatalf("history entry %q: len(v) = %v", historyEntry(list), r.Values)
+	}
+}
+
+func TestSplitPackageClause(t *testing.T) {
+	program, body := splitPackageClause("// doc\npackage main\n\nfunc main() {}\n")
+	if !program || strings.Contains(body, "package") || strings.Count(body, "\n") != 4 {
+		t.Fatalf("splitPackageClause: %v %q", program, body)
+	}
+	if program, _ := splitPackageClause("x := 1\n"); program {
+		t.Fatal("statements taken for a program")
+	}
+}
