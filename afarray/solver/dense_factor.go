@@ -1,0 +1,328 @@
+package solver
+
+import (
+	"fmt"
+
+	"github.com/oclsolve/oclsolve/afarray"
+	"github.com/oclsolve/oclsolve/kernels"
+)
+
+// denseFactor is the state shared by DenseCholesky and DenseLDLT: the
+// factor in the lower triangle of an n x n column-major device matrix (the
+// upper triangle keeps the input and is never read), a status buffer, and
+// one n-vector of scratch for the fast solves.
+type denseFactor struct {
+	ldlt    bool
+	variant Variant
+	dev     *kernels.Device
+	n       int
+	a       *afarray.Array
+	owned   bool // a is the factorization's own copy, released with it
+	st      *status
+	work    *kernels.Buffer
+}
+
+func (f *denseFactor) name() string {
+	if f.ldlt {
+		return "DenseLDLT"
+	}
+	return "DenseCholesky"
+}
+
+// factorize factors a, on a device copy unless inPlace.
+func (f *denseFactor) factorize(a *afarray.Array, v Variant, inPlace bool) error {
+	f.release()
+	v, err := normVariant(v)
+	if err != nil {
+		return err
+	}
+	if _, err := float64Buffer(a, f.name()+" matrix"); err != nil {
+		return err
+	}
+	n, err := squareOrder(a)
+	if err != nil {
+		return err
+	}
+	m := a
+	if !inPlace {
+		if m, err = a.Copy(); err != nil {
+			return err
+		}
+	}
+	f.variant, f.dev, f.n, f.a, f.owned = v, a.Device(), n, m, !inPlace
+	if err := f.run(); err != nil {
+		f.release()
+		return err
+	}
+	return nil
+}
+
+// run enqueues the factorization and reads the status once at the end.
+func (f *denseFactor) run() error {
+	st, err := newStatus(f.dev)
+	if err != nil {
+		return err
+	}
+	f.st = st
+	buf, err := f.a.DeviceBuffer()
+	if err != nil {
+		return err
+	}
+	n := f.n
+	if err := st.checkFinite(f.dev, buf, n*n, statusInput); err != nil {
+		return err
+	}
+	if f.variant == Thesis {
+		err = f.factorThesis(buf)
+	} else {
+		err = f.factorBlocked(buf)
+	}
+	if err != nil {
+		return err
+	}
+	flags, err := st.read()
+	if err != nil {
+		return err
+	}
+	if found(flags[statusInput]) {
+		return &NonFiniteError{Where: "matrix", Index: int(flags[statusInput])}
+	}
+	if found(flags[statusPivot]) {
+		p, err := st.pivotValue()
+		if err != nil {
+			return err
+		}
+		if f.ldlt {
+			return &ZeroPivotError{Column: int(flags[statusPivot]), Pivot: p}
+		}
+		return &NotPositiveDefiniteError{Column: int(flags[statusPivot]), Pivot: p}
+	}
+	return nil
+}
+
+// factorThesis makes the thesis's launches: per column, scale (sstep 0)
+// and trailing update (sstep 1); for Cholesky, the delayed square roots once
+// at the end (sstep 2). 2n+1 launches (2n for LDLT).
+func (f *denseFactor) factorThesis(a *kernels.Buffer) error {
+	k, err := denseProgram.kernel(f.dev, f.thesisKernel())
+	if err != nil {
+		return err
+	}
+	g, l := thesisGeometry(k)
+	part := kernels.Local(8 * l[0])
+	launch := func(step, sstep int) error {
+		return k.Launch(g, l, a, a, part, f.n, step, sstep, f.st.flags, f.st.pivot)
+	}
+	for j := 0; j < f.n; j++ {
+		if err := launch(j, 0); err != nil {
+			return err
+		}
+		if err := launch(j, 1); err != nil {
+			return err
+		}
+	}
+	if !f.ldlt {
+		return launch(0, 2)
+	}
+	return nil
+}
+
+func (f *denseFactor) thesisKernel() string {
+	if f.ldlt {
+		return "ldlt_thesis"
+	}
+	return "cholesky_thesis"
+}
+
+// factorBlocked makes two launches per 32-column block, the panel (diagonal
+// block and the rows below it) and the tiled update of the trailing matrix,
+// and one last launch that stores the last diagonal block.
+func (f *denseFactor) factorBlocked(a *kernels.Buffer) error {
+	panel, err := denseProgram.kernel(f.dev, "blocked_panel")
+	if err != nil {
+		return err
+	}
+	update, err := denseProgram.kernel(f.dev, "blocked_update")
+	if err != nil {
+		return err
+	}
+	store, err := denseProgram.kernel(f.dev, "blocked_store_diag")
+	if err != nil {
+		return err
+	}
+	// Two slots of a 32x32 block plus its diagonal: the panel launch of
+	// block k keeps its factored diagonal block there (see blocked_panel).
+	scratch, err := f.dev.Alloc(8 * 2 * (denseNB*denseNB + denseNB))
+	if err != nil {
+		return err
+	}
+	defer scratch.Release() // OpenCL keeps it until the queued kernels are done
+	n, mode, ldlt := f.n, 0, 0
+	if f.ldlt {
+		mode, ldlt = 1, 1
+	}
+	last := 0
+	for k := 0; k < n; k += denseNB {
+		last = k
+		nb := min(denseNB, n-k)
+		rest := n - k - nb
+		if err := panel.Launch([]int{groupsFor(rest, denseLocal) * denseLocal}, []int{denseLocal}, n, k, ldlt, a, f.st.flags, f.st.pivot, scratch); err != nil {
+			return err
+		}
+		if rest == 0 {
+			break
+		}
+		t := (rest + denseTile - 1) / denseTile
+		if err := update.Launch([]int{16 * t, 16 * t}, []int{16, 16}, mode, n, k, nb, rest, rest, k+nb, rest, 0, k+nb, a, scratch); err != nil {
+			return err
+		}
+	}
+	return store.Launch([]int{denseLocal}, []int{denseLocal}, n, last, a, scratch)
+}
+
+// solveTo solves A x = b into dst. It checks b and the solution for NaN and
+// Inf, so it waits for the device once.
+func (f *denseFactor) solveTo(dst, b *afarray.Array) error {
+	if f.a == nil || f.a.Released() || f.st == nil {
+		return errNotFactorized
+	}
+	bb, err := float64Buffer(b, f.name()+" right-hand side")
+	if err != nil {
+		return err
+	}
+	if _, err := float64Buffer(dst, f.name()+" destination"); err != nil {
+		return err
+	}
+	if err := sameDevice(f.a, b, dst); err != nil {
+		return err
+	}
+	if br, bc := b.Dims(); br != f.n || bc != 1 {
+		return fmt.Errorf("solver: %s: %w: right-hand side is %dx%d, want a vector of %d", f.name(), afarray.ErrShape, br, bc, f.n)
+	}
+	if dr, dc := dst.Dims(); dr != f.n || dc != 1 {
+		return fmt.Errorf("solver: %s: %w: destination is %dx%d, want a vector of %d", f.name(), afarray.ErrShape, dr, dc, f.n)
+	}
+	a, err := f.a.DeviceBuffer()
+	if err != nil {
+		return err
+	}
+	x, err := dst.DeviceBuffer()
+	if err != nil {
+		return err
+	}
+	if err := f.st.reset(); err != nil {
+		return err
+	}
+	if err := f.st.checkFinite(f.dev, bb, f.n, statusRHS); err != nil {
+		return err
+	}
+	if x != bb {
+		if err := bb.CopyTo(x, 0, 0, 8*int64(f.n)); err != nil {
+			return err
+		}
+	}
+	if f.variant == Thesis {
+		err = f.solveThesis(a, x)
+	} else {
+		err = f.solveBlocked(a, x)
+	}
+	if err != nil {
+		return err
+	}
+	if err := f.st.checkFinite(f.dev, x, f.n, statusOutput); err != nil {
+		return err
+	}
+	flags, err := f.st.read()
+	if err != nil {
+		return err
+	}
+	if found(flags[statusRHS]) {
+		return &NonFiniteError{Where: "right-hand side", Index: int(flags[statusRHS])}
+	}
+	if found(flags[statusOutput]) {
+		return &NonFiniteError{Where: "solution", Index: int(flags[statusOutput])}
+	}
+	return nil
+}
+
+// solveThesis overwrites x (holding b) with the solution through the
+// thesis's phases: a forward launch per column, one diagonal launch, and a
+// single-group backward launch per unknown (2n+1 launches).
+func (f *denseFactor) solveThesis(a, x *kernels.Buffer) error {
+	k, err := denseProgram.kernel(f.dev, f.thesisKernel())
+	if err != nil {
+		return err
+	}
+	g, l := thesisGeometry(k)
+	part := kernels.Local(8 * l[0])
+	fwd, diag, back := 3, 4, 5
+	if f.ldlt {
+		fwd, diag, back = 2, 3, 4
+	}
+	for j := 0; j < f.n; j++ {
+		if err := k.Launch(g, l, a, x, part, f.n, j, fwd, f.st.flags, f.st.pivot); err != nil {
+			return err
+		}
+	}
+	if err := k.Launch(g, l, a, x, part, f.n, 0, diag, f.st.flags, f.st.pivot); err != nil {
+		return err
+	}
+	for s := 0; s < f.n; s++ {
+		if err := k.Launch(g, l, a, x, part, f.n, s, back, f.st.flags, f.st.pivot); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// solveBlocked makes one launch per 32-row block for each triangular solve:
+// forward from x (holding b) into the scratch vector, backward from the
+// scratch into x. The LDLT diagonal solve is fused into the forward
+// launches.
+func (f *denseFactor) solveBlocked(a, x *kernels.Buffer) error {
+	if f.work == nil {
+		w, err := f.dev.Alloc(8 * int64(f.n))
+		if err != nil {
+			return err
+		}
+		f.work = w
+	}
+	fwd, err := denseProgram.kernel(f.dev, "blocked_forward")
+	if err != nil {
+		return err
+	}
+	back, err := denseProgram.kernel(f.dev, "blocked_backward")
+	if err != nil {
+		return err
+	}
+	n, ldlt := f.n, 0
+	if f.ldlt {
+		ldlt = 1
+	}
+	for k := 0; k < n; k += denseNB {
+		rest := n - k - min(denseNB, n-k)
+		if err := fwd.Launch([]int{groupsFor(rest, denseLocal) * denseLocal}, []int{denseLocal}, n, k, ldlt, a, x, f.work); err != nil {
+			return err
+		}
+	}
+	last := (n - 1) / denseNB * denseNB
+	for k := last; k >= 0; k -= denseNB {
+		if err := back.Launch([]int{groupsFor(k, denseBWLocal) * denseBWLocal}, []int{denseBWLocal}, n, k, ldlt, a, f.work, x); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (f *denseFactor) release() {
+	if f.owned && f.a != nil {
+		f.a.Release()
+	}
+	f.a, f.owned = nil, false
+	f.st.release()
+	f.st = nil
+	if f.work != nil {
+		f.work.Release()
+		f.work = nil
+	}
+}

@@ -1,0 +1,235 @@
+package solver
+
+import (
+	_ "embed"
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/oclsolve/oclsolve/afarray"
+	"github.com/oclsolve/oclsolve/kernels"
+)
+
+var (
+	//go:embed dense_common.cl
+	denseCommonSource string
+	//go:embed dense_thesis.cl
+	denseThesisSource string
+	//go:embed dense_blocked.cl
+	denseBlockedSource string
+	//go:embed gaussjordan.cl
+	gaussJordanSource string
+)
+
+// programSet builds one OpenCL program per device on first use and keeps
+// it: kernels.Device.Build caches too, but this saves hashing the sources on
+// every call.
+type programSet struct {
+	options string
+	sources []kernels.Source
+
+	mu    sync.Mutex
+	progs map[*kernels.Device]*kernels.Program
+}
+
+func (s *programSet) program(dev *kernels.Device) (*kernels.Program, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p, ok := s.progs[dev]; ok {
+		return p, nil
+	}
+	if !dev.Info().FP64 {
+		return nil, fmt.Errorf("solver: device %s has no double precision", dev.Name())
+	}
+	p, err := dev.Build(s.options, s.sources...)
+	if err != nil {
+		return nil, err
+	}
+	if s.progs == nil {
+		s.progs = map[*kernels.Device]*kernels.Program{}
+	}
+	s.progs[dev] = p
+	return p, nil
+}
+
+// kernel returns the named kernel of the set's program on dev.
+func (s *programSet) kernel(dev *kernels.Device, name string) (*kernels.Kernel, error) {
+	p, err := s.program(dev)
+	if err != nil {
+		return nil, err
+	}
+	return p.Kernel(name)
+}
+
+// denseProgram holds the dense kernels of both variants and Gauss-Jordan.
+var denseProgram = &programSet{sources: []kernels.Source{
+	{Name: "dense_common.cl", Text: denseCommonSource},
+	{Name: "dense_thesis.cl", Text: denseThesisSource},
+	{Name: "dense_blocked.cl", Text: denseBlockedSource},
+	{Name: "gaussjordan.cl", Text: gaussJordanSource},
+}}
+
+// Geometry of the fast dense kernels.
+const (
+	denseNB      = 32  // NB in dense_blocked.cl
+	denseTile    = 32  // TU in dense_blocked.cl
+	denseLocal   = 256 // 1-D kernels of the blocked factorizations
+	denseBWLocal = 64  // BW in dense_blocked.cl
+	maxGroups    = 1024
+)
+
+// thesisGeometry returns the thesis's launch shape for k: ThesisGroups
+// groups of ThesisLocal items, the local size clamped (to a power of two,
+// which the tree reductions need) to what the kernel allows on the device.
+func thesisGeometry(k *kernels.Kernel) (global, local []int) {
+	l := pow2Below(min(ThesisLocal, k.MaxWorkGroupSize()))
+	return []int{ThesisGroups * l}, []int{l}
+}
+
+func pow2Below(n int) int {
+	p := 1
+	for p*2 <= n {
+		p *= 2
+	}
+	return p
+}
+
+// groupsFor returns how many groups of local items cover n items, at least
+// one and at most maxGroups (the kernels stride over the rest).
+func groupsFor(n, local int) int {
+	return max(1, min(maxGroups, (n+local-1)/local))
+}
+
+// status is a small device buffer of int32 flags written by the kernels
+// with atomic_min (so they start at MaxInt32) plus one double for a pivot
+// value. The slots are fixed: statusInput (first non-finite input index),
+// statusPivot (first bad pivot column), statusOutput (first non-finite
+// result index), statusRHS (first non-finite right-hand side index). A
+// solver reads all of them with one transfer when it must report.
+type status struct {
+	flags *kernels.Buffer
+	pivot *kernels.Buffer
+}
+
+const (
+	statusInput  = 0
+	statusPivot  = 1
+	statusOutput = 2
+	statusRHS    = 3
+	statusSlots  = 4
+)
+
+var intMaxPattern = []byte{0xff, 0xff, 0xff, 0x7f}
+
+func newStatus(dev *kernels.Device) (*status, error) {
+	f, err := dev.Alloc(4 * statusSlots)
+	if err != nil {
+		return nil, err
+	}
+	p, err := dev.Alloc(8)
+	if err != nil {
+		f.Release()
+		return nil, err
+	}
+	s := &status{flags: f, pivot: p}
+	if err := s.reset(); err != nil {
+		s.release()
+		return nil, err
+	}
+	return s, nil
+}
+
+// reset enqueues setting every flag to MaxInt32 (nothing found).
+func (s *status) reset() error { return s.flags.Fill(intMaxPattern, 0, 4*statusSlots) }
+
+// read waits for the device and returns the flags.
+func (s *status) read() ([statusSlots]int32, error) {
+	var f [statusSlots]int32
+	err := s.flags.Read(0, f[:])
+	return f, err
+}
+
+// pivotValue reads the recorded pivot value.
+func (s *status) pivotValue() (float64, error) {
+	v := []float64{0}
+	err := s.pivot.Read(0, v)
+	return v[0], err
+}
+
+func (s *status) release() {
+	if s == nil {
+		return
+	}
+	s.flags.Release()
+	s.pivot.Release()
+}
+
+// checkFinite enqueues a scan of the first n values of x for NaN and Inf
+// into flag slot.
+func (s *status) checkFinite(dev *kernels.Device, x *kernels.Buffer, n, slot int) error {
+	if n == 0 {
+		return nil
+	}
+	k, err := denseProgram.kernel(dev, "check_finite")
+	if err != nil {
+		return err
+	}
+	return k.Launch([]int{groupsFor(n, denseLocal) * denseLocal}, []int{denseLocal}, n, x, s.flags, slot)
+}
+
+// found reports whether a flag holds an index.
+func found(v int32) bool { return v != math.MaxInt32 }
+
+// float64Buffer checks that a is a usable Float64 array and returns its
+// device buffer. what names the operand in errors.
+func float64Buffer(a *afarray.Array, what string) (*kernels.Buffer, error) {
+	if a == nil {
+		return nil, fmt.Errorf("solver: %s: %w: nil array", what, afarray.ErrReleased)
+	}
+	if a.Released() {
+		return nil, fmt.Errorf("solver: %s: %w", what, afarray.ErrReleased)
+	}
+	if a.DType() != afarray.Float64 {
+		return nil, fmt.Errorf("solver: %s: %w: %s, want float64", what, afarray.ErrDType, a.DType())
+	}
+	return a.DeviceBuffer()
+}
+
+// squareOrder returns the order of a square matrix array, or ErrShape.
+func squareOrder(a *afarray.Array) (int, error) {
+	r, c := a.Dims()
+	if r != c || r == 0 {
+		return 0, fmt.Errorf("solver: %w: matrix is %dx%d, want square and non-empty", afarray.ErrShape, r, c)
+	}
+	return r, nil
+}
+
+// sameDevice rejects operands on different devices.
+func sameDevice(arrays ...*afarray.Array) error {
+	for _, a := range arrays[1:] {
+		if a.Device() != arrays[0].Device() {
+			return fmt.Errorf("solver: %w", afarray.ErrDevice)
+		}
+	}
+	return nil
+}
+
+// errVariant reports a variant that is neither Fast nor Thesis.
+func errVariant(v Variant) error {
+	return fmt.Errorf("%w: variant %q (want fast or thesis)", ErrUnknown, string(v))
+}
+
+// normVariant maps "" to Fast and rejects unknown variants.
+func normVariant(v Variant) (Variant, error) {
+	switch v {
+	case "", Fast:
+		return Fast, nil
+	case Thesis:
+		return Thesis, nil
+	}
+	return "", errVariant(v)
+}
+
+// errNotFactorized reports a solve without a successful Factorize; it
+// matches afarray.ErrReleased.
+var errNotFactorized = fmt.Errorf("solver: no factorization (Factorize was not called, failed, or was released): %w", afarray.ErrReleased)
