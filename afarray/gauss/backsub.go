@@ -24,6 +24,7 @@ type triangle struct {
 	mode      int // one of the row placement modes
 	n         int // order
 	elem      int // bytes per value: 8 for double buffers, 4 for float images
+	tol       float64 // diagonal entries of at most this magnitude count as zero
 }
 
 // Work-group sizes of the triangular solve kernels.
@@ -80,10 +81,14 @@ func (t triangle) solve(prog *kernels.Program, x, status *kernels.Buffer, upper,
 	bl := floorPow2(min(trsvBlockLocal, blk.MaxWorkGroupSize()))
 	ul := floorPow2(min(trsvUpdateLocal, upd.MaxWorkGroupSize()))
 	up, un := boolInt(upper), boolInt(unit)
+	var tol any = t.tol
+	if t.elem == 4 {
+		tol = float32(t.tol)
+	}
 	tiles := 0
 	launchBlock := func(r0, r1 int) error {
 		tiles++
-		return blk.Launch([]int{bl}, []int{bl}, t.even, t.odd, t.stride, t.mode, t.n, up, un, r0, r1, x, status,
+		return blk.Launch([]int{bl}, []int{bl}, t.even, t.odd, t.stride, t.mode, t.n, up, un, r0, r1, x, status, tol,
 			kernels.Local(2*(r1-r0)*t.elem))
 	}
 	launchUpdate := func(r0, r1, rows int) error {

@@ -7,16 +7,18 @@
 // than the submatrix has tiles. That matters for the partial-pivot kernel,
 // where every work-group repeats the pivot search.
 //
-// status holds the smallest step whose pivot was zero (INT_MAX if none).
+// status holds the smallest step whose pivot was zero (INT_MAX if none): a
+// pivot counts as zero when its magnitude is at most tol = n eps max|a_ij|,
+// i.e. the matrix is singular to working precision.
 
 // gauss_buffer_nopivot performs step p without row exchanges. Row p stays in
 // the input buffer; rows p+1.. are written to the output buffer, so that row
 // r ends up in the buffer of r's parity.
 __kernel void gauss_buffer_nopivot(const int rows, const int cols, const int stride, const int p,
                                    __global const double *in, __global double *out,
-                                   __global int *status) {
+                                   __global int *status, const double tol) {
 	const double piv = in[p * stride + p];
-	if (get_global_id(0) == 0 && get_global_id(1) == 0 && piv == 0.0)
+	if (get_global_id(0) == 0 && get_global_id(1) == 0 && !(fabs(piv) > tol))
 		atomic_min(status, p);
 	for (int row = get_global_id(1) + p + 1; row < rows; row += get_global_size(1)) {
 		// mult is the negated ratio that zeroes this row's entry in column p.
@@ -77,11 +79,12 @@ inline int pivot_search(const int rows, const int p, __global const double *colp
 // happens while copying. Row p therefore ends up in the output buffer.
 __kernel void gauss_buffer_pivot(const int rows, const int cols, const int stride, const int p,
                                  __global const double *in, __global double *out,
-                                 __global int *status, __local double *lmax, __local int *lidx) {
+                                 __global int *status, const double tol, __local double *lmax,
+                                 __local int *lidx) {
 	double best;
 	const int prow = pivot_search(rows, p, in + p, stride, lmax, lidx, &best);
 	const double piv = in[prow * stride + p];
-	if (get_global_id(0) == 0 && get_global_id(1) == 0 && !(best > 0.0))
+	if (get_global_id(0) == 0 && get_global_id(1) == 0 && !(best > tol))
 		atomic_min(status, p);
 	for (int row = get_global_id(1) + p + 1; row < rows; row += get_global_size(1)) {
 		const int src = (row == prow) ? p : row; // the old row p moves to prow

@@ -8,10 +8,10 @@ import (
 // Sentinel errors. Every error returned by this package matches one of them
 // (or one of package kernels') with errors.Is.
 var (
-	// ErrSingular reports an exactly zero pivot: the matrix is singular to
-	// working precision, or (without pivoting) merely has a zero on the
-	// diagonal of one of its leading submatrices. A *SingularError carries
-	// the pivot's index.
+	// ErrSingular reports a zero pivot, one of magnitude at most
+	// n eps max|a_ij|: the matrix is singular to working precision, or
+	// (without pivoting) elimination broke down on a regular matrix that
+	// needs row exchanges. A *SingularError carries the pivot's index.
 	ErrSingular = errors.New("gauss: matrix is singular")
 	// ErrShape reports a matrix that is not square or a right-hand side
 	// whose length does not match it.

@@ -9,10 +9,10 @@ inline float texel(__read_only image2d_t im, const int row, const int col) {
 }
 
 __kernel void gauss_image_nopivot(const int p, __read_only image2d_t in, __write_only image2d_t out,
-                                  __global int *status) {
+                                  __global int *status, const float tol) {
 	const int cols = get_image_width(in), rows = get_image_height(in);
 	const float piv = texel(in, p, p);
-	if (get_global_id(0) == 0 && get_global_id(1) == 0 && piv == 0.0f)
+	if (get_global_id(0) == 0 && get_global_id(1) == 0 && !(fabs(piv) > tol))
 		atomic_min(status, p);
 	for (int row = get_global_id(1) + p + 1; row < rows; row += get_global_size(1)) {
 		const float mult = -texel(in, row, p) / piv;
@@ -60,12 +60,13 @@ inline int image_pivot_search(const int rows, const int p, __read_only image2d_t
 }
 
 __kernel void gauss_image_pivot(const int p, __read_only image2d_t in, __write_only image2d_t out,
-                                __global int *status, __local float *lmax, __local int *lidx) {
+                                __global int *status, const float tol, __local float *lmax,
+                                __local int *lidx) {
 	const int cols = get_image_width(in), rows = get_image_height(in);
 	float best;
 	const int prow = image_pivot_search(rows, p, in, lmax, lidx, &best);
 	const float piv = texel(in, prow, p);
-	if (get_global_id(0) == 0 && get_global_id(1) == 0 && !(best > 0.0f))
+	if (get_global_id(0) == 0 && get_global_id(1) == 0 && !(best > tol))
 		atomic_min(status, p);
 	for (int row = get_global_id(1) + p + 1; row < rows; row += get_global_size(1)) {
 		const int src = (row == prow) ? p : row;

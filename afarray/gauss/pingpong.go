@@ -67,6 +67,7 @@ type pingPong struct {
 	n      int
 	stride int
 	mem    [2]any // *kernels.Buffer or *kernels.Image
+	tol    float64 // pivots of at most this magnitude count as zero
 }
 
 func (pp *pingPong) release() {
@@ -84,6 +85,11 @@ func (pp *pingPong) release() {
 // padding columns of the vec4 layout are zero.
 func (pp *pingPong) upload(dev *kernels.Device, a mat.Matrix, b []float64) error {
 	n, stride := pp.n, pp.stride
+	eps := epsilon64
+	if pp.st == imageStorage {
+		eps = epsilon32
+	}
+	pp.tol = pivotTolerance(a, n, eps)
 	if pp.st == imageStorage {
 		host := make([]float32, n*stride)
 		for i := 0; i < n; i++ {
@@ -149,19 +155,19 @@ func (pp *pingPong) eliminate(dev *kernels.Device, prog *kernels.Program, pivot 
 		global := grid(cols, n-1-p, maxGroups)
 		switch {
 		case pp.st == bufferStorage && !pivot:
-			err = k.Launch(global, local, n, n+1, pp.stride, p, in, out, status)
+			err = k.Launch(global, local, n, n+1, pp.stride, p, in, out, status, pp.tol)
 		case pp.st == bufferStorage:
-			err = k.Launch(global, local, n, n+1, pp.stride, p, in, out, status,
+			err = k.Launch(global, local, n, n+1, pp.stride, p, in, out, status, pp.tol,
 				kernels.Local(8*elimLocalSize), kernels.Local(4*elimLocalSize))
 		case pp.st == vec4Storage && !pivot:
-			err = k.Launch(global, local, n, pp.stride/4, p, in, out, status)
+			err = k.Launch(global, local, n, pp.stride/4, p, in, out, status, pp.tol)
 		case pp.st == vec4Storage:
-			err = k.Launch(global, local, n, pp.stride/4, p, in, out, status,
+			err = k.Launch(global, local, n, pp.stride/4, p, in, out, status, pp.tol,
 				kernels.Local(8*elimLocalSize), kernels.Local(4*elimLocalSize))
 		case !pivot:
-			err = k.Launch(global, local, p, in, out, status)
+			err = k.Launch(global, local, p, in, out, status, float32(pp.tol))
 		default:
-			err = k.Launch(global, local, p, in, out, status,
+			err = k.Launch(global, local, p, in, out, status, float32(pp.tol),
 				kernels.Local(4*elimLocalSize), kernels.Local(4*elimLocalSize))
 		}
 		if err != nil {
@@ -215,7 +221,7 @@ func solvePingPong(dev *kernels.Device, a mat.Matrix, b []float64, n int, opts O
 	rep.Eliminate = time.Since(t)
 	t = time.Now()
 
-	tri := triangle{even: pp.mem[0], odd: pp.mem[1], stride: pp.stride, mode: rowsByParity, n: n, elem: 8}
+	tri := triangle{even: pp.mem[0], odd: pp.mem[1], stride: pp.stride, mode: rowsByParity, n: n, elem: 8, tol: pp.tol}
 	if opts.Pivot {
 		tri.mode = rowsByParityShift
 	}

@@ -129,6 +129,31 @@ func checkFinite(x []float64) error {
 	return nil
 }
 
+// Machine epsilons of the double and float variants.
+const (
+	epsilon64 = 0x1p-52
+	epsilon32 = 0x1p-23
+)
+
+// pivotTolerance returns n eps max|a_ij|: a pivot of at most this magnitude
+// means the matrix is singular to working precision (or, without pivoting,
+// that elimination broke down), and is reported as ErrSingular rather than
+// divided by. Exact zeros are not enough: rounding rarely leaves a singular
+// matrix an exactly zero pivot.
+func pivotTolerance(a mat.Matrix, n int, eps float64) float64 {
+	return float64(n) * eps * maxAbs(a, n)
+}
+
+func maxAbs(a mat.Matrix, n int) float64 {
+	m := 0.0
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			m = math.Max(m, math.Abs(a.At(i, j)))
+		}
+	}
+	return m
+}
+
 // noSingular is the initial status word: no zero pivot seen.
 const noSingular = math.MaxInt32
 

@@ -41,16 +41,17 @@ __kernel void trsv_gather(MAT_ARG even, MAT_ARG odd, const int stride, const int
 // work-group, with the unknowns outside the tile already eliminated from x.
 // It walks the tile's rows one at a time (bottom-up when upper, top-down
 // otherwise). For each row the work-items multiply the row's entries with
-// the tile's known unknowns into the first upper_half of the local buffer (a
+// the tile's known unknowns into the first half of the local buffer (a
 // sliding window over the tile), sum them with a halving tree in
 // ceil(log2(T)) barrier steps, and one work-item computes the row's unknown
-// into the second upper_half. The local buffer holds 2T values: with T = n this is
+// into the second half. The local buffer holds 2T values: with T = n this is
 // the documents' single-launch back-substitution.
 //
-// A zero diagonal entry (when !unit) is recorded in status.
+// A diagonal entry of magnitude at most tol (when !unit) is recorded in
+// status as a zero pivot.
 __kernel void trsv_block(MAT_ARG even, MAT_ARG odd, const int stride, const int mode, const int nrows,
                          const int upper, const int unit, const int r0, const int r1,
-                         __global REAL *x, __global int *status, __local REAL *lmem) {
+                         __global REAL *x, __global int *status, const REAL tol, __local REAL *lmem) {
 	SAMPLER;
 	const int li = get_local_id(0), n_li = get_local_size(0);
 	const int T = r1 - r0;
@@ -77,7 +78,7 @@ __kernel void trsv_block(MAT_ARG even, MAT_ARG odd, const int stride, const int 
 			REAL v = x[r] - (hi > lo ? red[lo] : (REAL)0);
 			if (!unit) {
 				const REAL d = LOAD(r, r);
-				if (d == (REAL)0)
+				if (!(fabs(d) > tol))
 					atomic_min(status, r);
 				v /= d;
 			}

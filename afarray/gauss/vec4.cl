@@ -6,11 +6,11 @@
 
 __kernel void gauss_vec4_nopivot(const int rows, const int quads, const int p,
                                  __global const double4 *in, __global double4 *out,
-                                 __global int *status) {
+                                 __global int *status, const double tol) {
 	__global const double *s_in = (__global const double *)in;
 	const int stride = quads * 4;
 	const double piv = s_in[p * stride + p];
-	if (get_global_id(0) == 0 && get_global_id(1) == 0 && piv == 0.0)
+	if (get_global_id(0) == 0 && get_global_id(1) == 0 && !(fabs(piv) > tol))
 		atomic_min(status, p);
 	for (int row = get_global_id(1) + p + 1; row < rows; row += get_global_size(1)) {
 		const double4 mult = (double4)(-s_in[row * stride + p] / piv);
@@ -21,13 +21,14 @@ __kernel void gauss_vec4_nopivot(const int rows, const int quads, const int p,
 
 __kernel void gauss_vec4_pivot(const int rows, const int quads, const int p,
                                __global const double4 *in, __global double4 *out,
-                               __global int *status, __local double *lmax, __local int *lidx) {
+                               __global int *status, const double tol, __local double *lmax,
+                               __local int *lidx) {
 	__global const double *s_in = (__global const double *)in;
 	const int stride = quads * 4;
 	double best;
 	const int prow = pivot_search(rows, p, s_in + p, stride, lmax, lidx, &best);
 	const double piv = s_in[prow * stride + p];
-	if (get_global_id(0) == 0 && get_global_id(1) == 0 && !(best > 0.0))
+	if (get_global_id(0) == 0 && get_global_id(1) == 0 && !(best > tol))
 		atomic_min(status, p);
 	for (int row = get_global_id(1) + p + 1; row < rows; row += get_global_size(1)) {
 		const int src = (row == prow) ? p : row;

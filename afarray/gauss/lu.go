@@ -1,0 +1,325 @@
+package gauss
+
+import (
+	_ "embed"
+	"fmt"
+	"time"
+
+	"github.com/oclsolve/oclsolve/kernels"
+	"gonum.org/v1/gonum/mat"
+)
+
+//go:embed lu.cl
+var luSource string
+
+// DefaultBlockSize is the blocked LU's panel width when LU.BlockSize is 0.
+const DefaultBlockSize = 64
+
+// Work-group sizes of the blocked LU kernels.
+const (
+	luPanelLocal = 256 // the single work-group of a panel factorization
+	luSwapLocal  = 64  // columns per work-group of the exchange + triangular solve
+	luGemmTile   = 64  // output tile edge of the update (16 x 16 work-items)
+	luSolveTile  = 512 // rows per work-group launch of the triangular solves
+)
+
+// LU is the LU factorization P A = L U of a square matrix, computed and kept
+// on an OpenCL device by a blocked right-looking algorithm with partial
+// pivoting. The zero value is ready for Factorize; set BlockSize and NoPivot
+// before it to change the defaults. Release frees the device memory.
+type LU struct {
+	// BlockSize is the panel width: a multiple of 16 whose square of
+	// doubles fits the device's local memory. Zero means DefaultBlockSize.
+	BlockSize int
+	// NoPivot disables row exchanges: a zero pivot then fails with
+	// ErrSingular even for a regular matrix.
+	NoPivot bool
+	// SolveTile is the number of rows per launch of the triangular solves;
+	// zero picks a default.
+	SolveTile int
+
+	dev  *kernels.Device
+	prog *kernels.Program
+	n    int // order of the matrix
+	ld   int // padded order: a multiple of the block size
+	nb   int
+	a    *kernels.Buffer // L (unit, below the diagonal) and U, row-major, ld x ld
+	ipiv []int32
+	tol  float64 // pivots of at most this magnitude count as zero
+
+	// Times of the last Factorize: transfer to the device, then the
+	// factorization including reading the pivots back.
+	upload, factor time.Duration
+}
+
+// Factorize computes the LU factorization of the square matrix a on dev,
+// replacing any previous one. The matrix is padded on the device to a
+// multiple of the block size with an identity block, which changes neither
+// the factors nor the pivots of a. A zero pivot returns a *SingularError
+// (ErrSingular) and leaves the receiver unusable until the next Factorize.
+func (lu *LU) Factorize(dev *kernels.Device, a mat.Matrix) error {
+	lu.Release()
+	if dev == nil {
+		return fmt.Errorf("%w: nil device", ErrVariant)
+	}
+	if a == nil {
+		return fmt.Errorf("%w: nil matrix", ErrShape)
+	}
+	n, c := a.Dims()
+	if n != c || n == 0 {
+		return fmt.Errorf("%w: matrix is %dx%d, not square and non-empty", ErrShape, n, c)
+	}
+	nb := lu.BlockSize
+	if nb == 0 {
+		nb = DefaultBlockSize
+	}
+	if nb < 0 || nb%16 != 0 || int64(nb*nb*8) > dev.Info().LocalMemBytes-1024 {
+		return fmt.Errorf("%w: block size %d (want a multiple of 16 whose square of doubles fits %s of local memory)",
+			ErrVariant, nb, kernels.FormatBytes(dev.Info().LocalMemBytes))
+	}
+	start := time.Now()
+	prog, err := luProgram(dev, nb)
+	if err != nil {
+		return err
+	}
+	ld := kernels.RoundUp(n, nb)
+	host := make([]float64, ld*ld)
+	if d, ok := a.(mat.RawMatrixer); ok {
+		raw := d.RawMatrix()
+		for i := 0; i < n; i++ {
+			copy(host[i*ld:i*ld+n], raw.Data[i*raw.Stride:i*raw.Stride+n])
+		}
+	} else {
+		for i := 0; i < n; i++ {
+			for j := 0; j < n; j++ {
+				host[i*ld+j] = a.At(i, j)
+			}
+		}
+	}
+	// The padding's diagonal matches the matrix's largest entry so that it
+	// never looks like a small pivot.
+	amax := maxAbs(a, n)
+	tol := float64(n) * epsilon64 * amax
+	for i := n; i < ld; i++ {
+		host[i*ld+i] = max(amax, 1)
+	}
+	buf, err := dev.Alloc(int64(8 * ld * ld))
+	if err != nil {
+		return err
+	}
+	if err := buf.Write(0, host); err != nil {
+		buf.Release()
+		return err
+	}
+	host = nil
+	status, err := newStatus(dev)
+	if err != nil {
+		buf.Release()
+		return err
+	}
+	defer status.Release()
+	ipivBuf, err := dev.Alloc(int64(4 * ld))
+	if err != nil {
+		buf.Release()
+		return err
+	}
+	defer ipivBuf.Release()
+	if err := dev.Finish(); err != nil {
+		buf.Release()
+		return err
+	}
+	t := time.Now()
+	upload := t.Sub(start)
+	if err := factorBlocked(prog, buf, ipivBuf, status, ld, nb, !lu.NoPivot, tol); err != nil {
+		buf.Release()
+		return err
+	}
+	ipiv := make([]int32, ld)
+	if err := ipivBuf.Read(0, ipiv); err != nil {
+		buf.Release()
+		return err
+	}
+	if err := readStatus(status, !lu.NoPivot); err != nil {
+		buf.Release()
+		return err
+	}
+	lu.dev, lu.prog, lu.n, lu.ld, lu.nb, lu.a, lu.ipiv, lu.tol = dev, prog, n, ld, nb, buf, ipiv, tol
+	lu.upload, lu.factor = upload, time.Since(t)
+	return nil
+}
+
+func luProgram(dev *kernels.Device, nb int) (*kernels.Program, error) {
+	return dev.Build(fmt.Sprintf("-DNB=%d", nb), kernels.Source{Name: "lu.cl", Text: luSource},
+		kernels.Source{Name: "trsv.cl", Text: trsvSource})
+}
+
+// factorBlocked enqueues the three launches of every panel.
+func factorBlocked(prog *kernels.Program, a, ipiv, status *kernels.Buffer, ld, nb int, pivot bool, tol float64) error {
+	panel, err := prog.Kernel("lu_panel")
+	if err != nil {
+		return err
+	}
+	swap, err := prog.Kernel("lu_swap_trsm")
+	if err != nil {
+		return err
+	}
+	gemm, err := prog.Kernel("lu_gemm")
+	if err != nil {
+		return err
+	}
+	pl := floorPow2(min(luPanelLocal, panel.MaxWorkGroupSize()))
+	sl := floorPow2(min(luSwapLocal, swap.MaxWorkGroupSize()))
+	for k := 0; k < ld; k += nb {
+		if err := panel.Launch([]int{pl}, []int{pl}, ld, k, boolInt(pivot), a, ipiv, status, tol,
+			kernels.Local(8*pl), kernels.Local(4*pl)); err != nil {
+			return errKernel("lu_panel", err)
+		}
+		if ld > nb {
+			if err := swap.Launch([]int{kernels.RoundUp(ld-nb, sl)}, []int{sl}, ld, k, a, ipiv,
+				kernels.Local(8*nb*nb)); err != nil {
+				return errKernel("lu_swap_trsm", err)
+			}
+		}
+		if m := ld - k - nb; m > 0 {
+			g := (m + luGemmTile - 1) / luGemmTile * 16
+			if err := gemm.Launch([]int{g, g}, []int{16, 16}, ld, k, a); err != nil {
+				return errKernel("lu_gemm", err)
+			}
+		}
+	}
+	return nil
+}
+
+// Release frees the factors' device memory. The LU can be factorized again.
+func (lu *LU) Release() {
+	if lu.a != nil {
+		lu.a.Release()
+	}
+	lu.a, lu.ipiv, lu.n = nil, nil, 0
+}
+
+// Order returns the order n of the factorized matrix, or 0 before a
+// successful Factorize.
+func (lu *LU) Order() int { return lu.n }
+
+// Pivots returns the row exchanges of the factorization: row i was
+// exchanged with row Pivots()[i] at step i, in order (LAPACK's ipiv,
+// 0-based). It returns nil before a successful Factorize.
+func (lu *LU) Pivots() []int {
+	if lu.a == nil {
+		return nil
+	}
+	p := make([]int, lu.n)
+	for i := range p {
+		p[i] = int(lu.ipiv[i])
+	}
+	return p
+}
+
+// SolveVecTo solves A x = b into dst (len n) with the factors on the device:
+// the row exchanges are applied to b on the host, then the unit lower and the
+// upper triangular solves run on the device. dst and b may be the same slice.
+func (lu *LU) SolveVecTo(dst, b []float64) error {
+	_, err := lu.solveVec(dst, b)
+	return err
+}
+
+func (lu *LU) solveVec(dst, b []float64) (int, error) {
+	if lu.a == nil {
+		return 0, ErrNotFactorized
+	}
+	if len(b) != lu.n || len(dst) != lu.n {
+		return 0, fmt.Errorf("%w: right-hand side %d and destination %d for order %d", ErrShape, len(b), len(dst), lu.n)
+	}
+	y := make([]float64, lu.ld)
+	copy(y, b)
+	for i, p := range lu.ipiv {
+		y[i], y[p] = y[p], y[i]
+	}
+	x, err := lu.dev.Alloc(int64(8 * lu.ld))
+	if err != nil {
+		return 0, err
+	}
+	defer x.Release()
+	if err := x.Write(0, y); err != nil {
+		return 0, err
+	}
+	status, err := newStatus(lu.dev)
+	if err != nil {
+		return 0, err
+	}
+	defer status.Release()
+	tri := triangle{even: lu.a, odd: lu.a, stride: lu.ld, mode: rowsInOne, n: lu.ld, elem: 8, tol: lu.tol}
+	tile := lu.SolveTile
+	if tile <= 0 {
+		tile = luSolveTile
+	}
+	tile = tileRows(lu.dev, lu.ld, 8, tile)
+	t1, err := tri.solve(lu.prog, x, status, false, true, tile)
+	if err != nil {
+		return 0, errKernel("forward substitution", err)
+	}
+	t2, err := tri.solve(lu.prog, x, status, true, false, tile)
+	if err != nil {
+		return 0, errKernel("back-substitution", err)
+	}
+	if err := x.Read(0, y); err != nil {
+		return 0, err
+	}
+	if err := readStatus(status, !lu.NoPivot); err != nil {
+		return 0, err
+	}
+	if err := checkFinite(y[:lu.n]); err != nil {
+		return 0, err
+	}
+	copy(dst, y[:lu.n])
+	return t1 + t2, nil
+}
+
+// SolveTo solves A X = B for every column of b into dst, which must be
+// n x k like b.
+func (lu *LU) SolveTo(dst *mat.Dense, b mat.Matrix) error {
+	if lu.a == nil {
+		return ErrNotFactorized
+	}
+	if dst == nil || b == nil {
+		return fmt.Errorf("%w: nil destination or right-hand side", ErrShape)
+	}
+	br, bc := b.Dims()
+	dr, dc := dst.Dims()
+	if br != lu.n || dr != br || dc != bc {
+		return fmt.Errorf("%w: right-hand side %dx%d and destination %dx%d for order %d", ErrShape, br, bc, dr, dc, lu.n)
+	}
+	col := make([]float64, lu.n)
+	for j := 0; j < bc; j++ {
+		for i := range col {
+			col[i] = b.At(i, j)
+		}
+		if err := lu.SolveVecTo(col, col); err != nil {
+			return fmt.Errorf("column %d: %w", j, err)
+		}
+		dst.SetCol(j, col)
+	}
+	return nil
+}
+
+// solveBlocked is Solve's blocked variant: Factorize, then one SolveVecTo.
+func solveBlocked(dev *kernels.Device, a mat.Matrix, b []float64, n int, opts Options) ([]float64, *Report, error) {
+	start := time.Now()
+	launches0 := dev.Launches()
+	lu := LU{BlockSize: opts.BlockSize, NoPivot: !opts.Pivot, SolveTile: opts.BackSubTile}
+	if err := lu.Factorize(dev, a); err != nil {
+		return nil, nil, err
+	}
+	defer lu.Release()
+	t := time.Now()
+	x := make([]float64, n)
+	tiles, err := lu.solveVec(x, b)
+	if err != nil {
+		return nil, nil, err
+	}
+	rep := &Report{Device: dev.Name(), Variant: VariantBlocked, Pivot: opts.Pivot, N: n,
+		Upload: lu.upload, Eliminate: lu.factor, BackSubstitution: time.Since(t), BackSubTiles: tiles}
+	rep.finish(start, launches0, dev)
+	return x, rep, nil
+}
