@@ -55,7 +55,7 @@ func TestPoisson2DAgainstDense(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, method := range []string{"", "cr", "pcr"} {
-				u, rep, err := Poisson2D(dev, g, Options{Method: method, LocalSize: 64, MaxLocal: 8})
+				u, rep, err := Poisson2D(dev, g, Options{Method: method, LocalSize: 32, MaxLocal: 8})
 				if err != nil {
 					t.Fatalf("%s %s: %v", name, method, err)
 				}
@@ -87,7 +87,7 @@ func TestPoisson2DConvergence(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			u, rep, err := Poisson2D(dev, g, Options{LocalSize: 64})
+			u, rep, err := Poisson2D(dev, g, Options{LocalSize: 32})
 			if err != nil {
 				t.Fatal(err)
 			}

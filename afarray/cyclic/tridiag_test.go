@@ -63,7 +63,7 @@ func TestSolveDouble(t *testing.T) {
 					if err != nil {
 						t.Fatalf("%s: Thomas: %v", name, err)
 					}
-					x, rep, err := Solve(dev, sys, Options{Method: method, MaxLocal: maxLocal, LocalSize: 64})
+					x, rep, err := Solve(dev, sys, Options{Method: method, MaxLocal: maxLocal, LocalSize: 32})
 					if err != nil {
 						t.Fatalf("%s: %v", name, err)
 					}
@@ -94,7 +94,7 @@ func TestSolveFloat(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				x, rep, err := Solve32(dev, sys, Options{Method: method, MaxLocal: maxLocal, LocalSize: 64})
+				x, rep, err := Solve32(dev, sys, Options{Method: method, MaxLocal: maxLocal, LocalSize: 32})
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
@@ -117,7 +117,7 @@ func TestLargeBatch(t *testing.T) {
 	sys := randomDominant(33, 500, 3)
 	want, _ := sys.Thomas()
 	for _, method := range []string{"cr", "pcr", "crpcr"} {
-		x, rep, err := Solve(dev, sys, Options{Method: method, Switch: 4, LocalSize: 64})
+		x, rep, err := Solve(dev, sys, Options{Method: method, Switch: 4, LocalSize: 32})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -140,7 +140,7 @@ func TestPoisson1D(t *testing.T) {
 				t.Fatal(err)
 			}
 			exact, _ := Poisson1DExact(n, 2)
-			x, rep, err := Solve(dev, sys, Options{Method: method, MaxLocal: 100, LocalSize: 64})
+			x, rep, err := Solve(dev, sys, Options{Method: method, MaxLocal: 100, LocalSize: 32})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -203,7 +203,7 @@ func TestBreakdown(t *testing.T) {
 	big := randomDominant(1000, 1, 9)
 	big.Diag[500], big.RHS[500] = 1e-320, 1e300
 	for _, method := range []string{"cr", "pcr", "crpcr"} {
-		x, _, err := Solve(dev, big, Options{Method: method, MaxLocal: 64, LocalSize: 64})
+		x, _, err := Solve(dev, big, Options{Method: method, MaxLocal: 64, LocalSize: 32})
 		if !errors.Is(err, ErrBreakdown) {
 			t.Errorf("%s: subnormal pivot gave %v (solution has NaN: %v)", method, err, hasNaN(x))
 		}
@@ -261,7 +261,7 @@ func TestSolveDeviceInPlace(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer dsys.Release()
-	rep, err := SolveDevice(dev, dsys, dsys.RHS, Options{Method: "cr", MaxLocal: 40, LocalSize: 64})
+	rep, err := SolveDevice(dev, dsys, dsys.RHS, Options{Method: "cr", MaxLocal: 40, LocalSize: 32})
 	if err != nil {
 		t.Fatal(err)
 	}
