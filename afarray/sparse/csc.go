@@ -67,6 +67,9 @@ func (a *CSC) Validate() error {
 		return fmt.Errorf("%w: CSC of order %d has len(ColIdx)=%d len(Elements)=%d len(RowIdx)=%d", ErrShape, n, len(a.ColIdx), len(a.Elements), len(a.RowIdx))
 	}
 	if n == 0 {
+		if len(a.Elements) != 0 {
+			return fmt.Errorf("%w: empty CSC with elements", ErrShape)
+		}
 		return nil
 	}
 	if a.ColIdx[0] != 0 {

@@ -63,10 +63,12 @@ func (a *CSR) Validate() error {
 		return fmt.Errorf("%w: CSR RowPtr must run from 0 to %d", ErrIndex, len(a.Values))
 	}
 	for i := 0; i < a.Rows; i++ {
-		lo, hi := a.RowPtr[i], a.RowPtr[i+1]
-		if hi < lo {
+		if a.RowPtr[i+1] < a.RowPtr[i] {
 			return fmt.Errorf("%w: CSR RowPtr decreases at row %d", ErrIndex, i)
 		}
+	}
+	for i := 0; i < a.Rows; i++ {
+		lo, hi := a.RowPtr[i], a.RowPtr[i+1]
 		for p := lo; p < hi; p++ {
 			j := a.ColIdx[p]
 			if j < 0 || int(j) >= a.Cols || (p > lo && j <= a.ColIdx[p-1]) {

@@ -114,6 +114,9 @@ func TestOpenFEMRoundTrip(t *testing.T) {
 	if set, err = ReadOpenFEM(prefix); err != nil || !slices.Equal(set.Def, f) {
 		t.Fatalf("def: %v", err)
 	}
+	if v, err := ReadOpenFEMVector(prefix + OpenFEMSolution); err != nil || !slices.Equal(v, f) {
+		t.Fatalf("ReadOpenFEMVector: %v", err)
+	}
 	// A wrong count in .row is reported with the file name.
 	os.WriteFile(prefix+OpenFEMRows, []byte("1\n2\n"), 0o644)
 	_, err = ReadOpenFEM(prefix)

@@ -1,0 +1,48 @@
+// Package sparse holds the host side of oclsolve's sparse matrices: storage
+// formats, conversions between them, matrix files, orderings and symbolic
+// analysis. Device copies and kernels live elsewhere (package afarray and
+// kernels); everything here is plain Go on the CPU.
+//
+// # Formats
+//
+//   - COO: 0-based triplets, any order, duplicates summed by Compact; a
+//     Symmetric COO stores one triangle (either one).
+//   - CSR: general compressed sparse rows, as SciPy's csr_matrix.
+//   - CSC: the thesis's symmetric lower-triangle layout (diagonal first and
+//     always stored, ColIdx of length n without sentinel, row indices for
+//     off-diagonal entries only).
+//   - SKS: the thesis's skyline layout (each column from the diagonal down
+//     to its last row, with the monotone last-row rule).
+//   - Tridiag: sub-, main and superdiagonal.
+//
+// Sparse-to-sparse conversions work in O(nnz) time and memory (COO → CSC or
+// SKS builds no dense intermediate, so n = 142 422 works); conversions to and
+// from gonum's *mat.Dense and *mat.SymDense are for small systems and tests.
+// The thesis memory formulas are ThesisMemoryDense, ThesisMemoryCSC and
+// ThesisMemorySKS, in bytes (MB converts to 10⁶-byte megabytes).
+//
+// # Files
+//
+// ReadMatrixMarket, ReadMatrixMarketFile and WriteMatrixMarket handle Matrix
+// Market coordinate files (real, integer, pattern; general, symmetric,
+// skew-symmetric) and array files (dense matrices and vectors); ReadOpenFEM
+// and WriteOpenFEM handle the thesis's OpenFEM file sets (.nz, .row, .col,
+// .fzs, .def). Readers detect gzip by its magic bytes. Malformed input gives
+// a *ParseError with file and line that wraps ErrMalformed.
+//
+// # Orderings and analysis
+//
+// Permutations follow one convention: perm[i] is the old index placed at new
+// position i, so A.Permute(perm) is SciPy's A[perm][:, perm]; PermuteVec and
+// InversePermuteVec carry right-hand sides and solutions across.
+// ReverseCuthillMcKee orders by RCM from George–Liu pseudo-peripheral
+// vertices; Bandwidth, Profile, SkylineLen and SKSLen measure an ordering;
+// Order picks natural, RCM or the better of the two. SymbolicCholesky
+// computes the elimination tree, column counts and the structure of L in the
+// CSC layout in O(nnz(L)); ThesisSymbolicCholesky is the thesis's quadratic
+// algorithm, kept for comparison.
+//
+// Errors are never panics: every function returns errors that wrap the
+// sentinels in errors.go (ErrShape, ErrIndex, ErrNotSymmetric,
+// ErrPermutation, ErrMalformed, ErrUnsupported, ErrNaN).
+package sparse
