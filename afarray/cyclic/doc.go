@@ -36,6 +36,12 @@
 // independent shifted tridiagonal solves T - 2cos(theta_j) I, all solved in
 // one batch per level on the device.
 //
-// Poisson1D and Poisson2DProblem generate test problems with manufactured
-// exact solutions.
+// Poisson1D, Poisson1DBatch and Poisson2DManufactured generate test problems
+// with manufactured exact solutions; Poisson2DProblem discretises any source
+// and boundary values.
+//
+// Every entry point takes Go slices and keeps the data on the device during
+// a solve. Plan.SolveTo and BCRPlan.SolveTo take device buffers already
+// resident (Upload, Upload32), for callers that chain device work and for
+// benchmarks that time transfers apart.
 package cyclic

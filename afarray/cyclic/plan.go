@@ -16,7 +16,8 @@ var tridiagSource string
 // means "crpcr" with device-dependent defaults.
 type Options struct {
 	// Method is "cr", "pcr", "crpcr" (the default) or "thomas" (the host
-	// reference). Poisson2D ignores it.
+	// reference). For Poisson2D it names the solver of the line systems
+	// ("thomas" is refused there).
 	Method string
 	// LocalSize caps the work-group size of the in-local-memory stage
 	// (default 512, never beyond what the kernel allows).
