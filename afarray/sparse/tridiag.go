@@ -23,6 +23,9 @@ func (t *Tridiag) Len() int { return len(t.Sub) + len(t.Diag) + len(t.Super) }
 
 // Validate checks the lengths of the three diagonals (ErrShape).
 func (t *Tridiag) Validate() error {
+	if t == nil {
+		return fmt.Errorf("%w: nil Tridiag", ErrShape)
+	}
 	n := len(t.Diag)
 	want := max(n-1, 0)
 	if len(t.Sub) != want || len(t.Super) != want {
