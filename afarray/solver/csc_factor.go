@@ -1,0 +1,280 @@
+package solver
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/oclsolve/oclsolve/afarray"
+	"github.com/oclsolve/oclsolve/afarray/sparse"
+	"github.com/oclsolve/oclsolve/kernels"
+)
+
+// cscFactor is the state shared by CSCCholesky and CSCLDLT: L (or L and D)
+// in the thesis CSC layout, in device buffers the factor owns, with the
+// structure from a host symbolic analysis.
+type cscFactor struct {
+	ldlt    bool
+	variant Variant
+
+	n, nnzA, nnzL    int
+	dev              *kernels.Device
+	prog             *kernels.Program
+	status           *sparseStatus
+	elmL, colL, rowL *kernels.Buffer
+	supernodes       []cscSupernode  // fast schedule
+	work, dscr       *kernels.Buffer // fast: solve work vector, diagonal-block scratch
+	ok               bool
+	stats            SparseStats
+}
+
+func (f *cscFactor) name() string {
+	if f.ldlt {
+		return "CSCLDLT"
+	}
+	return "CSCCholesky"
+}
+
+// checkCSC validates the device matrix's shape and returns its structure on
+// the host (values left zero: the symbolic analysis does not need them).
+func checkCSC(a *afarray.CSC) (*sparse.CSC, error) {
+	if a == nil || a.Elements == nil || a.ColIdx == nil || a.RowIdx == nil {
+		return nil, fmt.Errorf("%w: nil CSC matrix", afarray.ErrShape)
+	}
+	if a.Elements.Released() || a.ColIdx.Released() || a.RowIdx.Released() {
+		return nil, afarray.ErrReleased
+	}
+	if a.Elements.DType() != afarray.Float64 || a.ColIdx.DType() != afarray.Int32 || a.RowIdx.DType() != afarray.Int32 {
+		return nil, fmt.Errorf("%w: CSC needs float64 elements and int32 indices", afarray.ErrDType)
+	}
+	n, le := a.N, a.Elements.Len()
+	if n <= 0 || a.ColIdx.Len() != n || a.RowIdx.Len() != le-n {
+		return nil, fmt.Errorf("%w: CSC of order %d with %d elements, %d column and %d row indices", afarray.ErrShape, n, le, a.ColIdx.Len(), a.RowIdx.Len())
+	}
+	dev := a.Elements.Device()
+	if a.ColIdx.Device() != dev || a.RowIdx.Device() != dev {
+		return nil, afarray.ErrDevice
+	}
+	col, err := a.ColIdx.Int32s()
+	if err != nil {
+		return nil, err
+	}
+	row, err := a.RowIdx.Int32s()
+	if err != nil {
+		return nil, err
+	}
+	h := &sparse.CSC{N: n, Elements: make([]float64, le), ColIdx: col, RowIdx: row}
+	if err := h.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %v", afarray.ErrShape, err)
+	}
+	return h, nil
+}
+
+// cscUploadInt32 copies host indices into a new device buffer.
+func cscUploadInt32(dev *kernels.Device, v []int32) (*kernels.Buffer, error) {
+	buf, err := dev.Alloc(int64(4 * len(v)))
+	if err != nil {
+		return nil, err
+	}
+	if err := buf.Write(0, v); err != nil {
+		buf.Release()
+		return nil, err
+	}
+	return buf, nil
+}
+
+func (f *cscFactor) factorize(a *afarray.CSC, v Variant) error {
+	f.release()
+	v, err := ParseVariant(string(v))
+	if err != nil {
+		return err
+	}
+	t0 := time.Now()
+	h, err := checkCSC(a)
+	if err != nil {
+		return err
+	}
+	// The symbolic phase: the thesis's quadratic set unions, or the
+	// elimination-tree analysis plus the fast schedule.
+	var L *sparse.CSC
+	var amap []int32
+	if v == Thesis {
+		L, err = sparse.ThesisSymbolicCholesky(h)
+	} else {
+		var sym *sparse.Symbolic
+		if sym, err = sparse.SymbolicCholesky(h); err == nil {
+			L = sym.L
+			amap = cscFillMap(h, L)
+			f.supernodes = cscSupernodes(L)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("solver: %s symbolic analysis: %w", f.name(), err)
+	}
+	symbolic := time.Since(t0)
+
+	f.variant, f.n, f.nnzA, f.nnzL = v, h.N, len(h.Elements), len(L.Elements)
+	f.dev = a.Elements.Device()
+	if f.prog, err = cscProgram(f.dev, v, f.ldlt); err != nil {
+		return err
+	}
+	if f.status, err = newSparseStatus(f.dev, f.prog); err != nil {
+		return err
+	}
+	start, launches := time.Now(), f.dev.Launches()
+	if f.colL, err = cscUploadInt32(f.dev, L.ColIdx); err != nil {
+		return err
+	}
+	if f.rowL, err = cscUploadInt32(f.dev, L.RowIdx); err != nil {
+		return err
+	}
+	if f.elmL, err = f.dev.Alloc(int64(8 * f.nnzL)); err != nil {
+		return err
+	}
+	if err := f.elmL.Fill(make([]byte, 8), 0, int64(8*f.nnzL)); err != nil {
+		return err
+	}
+	elmA, err := a.Elements.DeviceBuffer()
+	if err != nil {
+		return err
+	}
+	if err := f.status.reset(); err != nil {
+		return err
+	}
+	if err := f.status.check(elmA, f.nnzA, stMatrix); err != nil {
+		return err
+	}
+	if v == Thesis {
+		err = f.thesisFactor(a)
+	} else {
+		err = f.fastFactor(elmA, amap)
+	}
+	if err != nil {
+		return err
+	}
+	if err := f.status.check(f.elmL, f.nnzL, stFactor); err != nil {
+		return err
+	}
+	st, pivot, err := f.status.read()
+	if err != nil {
+		return err
+	}
+	f.stats = SparseStats{Variant: v, N: f.n, FactorLen: f.nnzL, SymbolicTime: symbolic, FactorTime: time.Since(start),
+		FactorLaunches: f.dev.Launches() - launches}
+	if v == Fast {
+		f.stats.Levels, f.stats.BlockWidth = len(f.supernodes), cscBlock
+	}
+	if err := factorError(st, pivot, f.ldlt); err != nil {
+		return err
+	}
+	f.ok = true
+	return nil
+}
+
+func (f *cscFactor) solveTo(dst, b *afarray.Array) error {
+	if !f.ok {
+		return fmt.Errorf("solver: %s has no factorization: %w", f.name(), afarray.ErrReleased)
+	}
+	if err := sparseCheckVectors(f.dev, f.n, dst, b); err != nil {
+		return err
+	}
+	start, launches := time.Now(), f.dev.Launches()
+	bb, err := b.DeviceBuffer()
+	if err != nil {
+		return err
+	}
+	x, err := dst.DeviceBuffer()
+	if err != nil {
+		return err
+	}
+	if err := f.status.reset(); err != nil {
+		return err
+	}
+	if err := f.status.check(bb, f.n, stRHS); err != nil {
+		return err
+	}
+	if f.variant == Thesis {
+		if x != bb {
+			if err := bb.CopyTo(x, 0, 0, int64(8*f.n)); err != nil {
+				return err
+			}
+		}
+		err = f.thesisSolve(x)
+	} else {
+		err = f.fastSolve(bb, x)
+	}
+	if err != nil {
+		return err
+	}
+	if err := f.status.check(x, f.n, stSolution); err != nil {
+		return err
+	}
+	st, _, err := f.status.read()
+	if err != nil {
+		return err
+	}
+	f.stats.Solves++
+	f.stats.SolveTime, f.stats.SolveLaunches = time.Since(start), f.dev.Launches()-launches
+	return solveError(st)
+}
+
+func (f *cscFactor) solve(b *afarray.Array) (*afarray.Array, error) {
+	if !f.ok {
+		return nil, fmt.Errorf("solver: %s has no factorization: %w", f.name(), afarray.ErrReleased)
+	}
+	buf, err := f.dev.Alloc(int64(8 * f.n))
+	if err != nil {
+		return nil, err
+	}
+	x, err := afarray.FromBuffer(buf, afarray.Float64, f.n, 1)
+	if err != nil {
+		buf.Release()
+		return nil, err
+	}
+	if err := f.solveTo(x, b); err != nil {
+		x.Release()
+		return nil, err
+	}
+	return x, nil
+}
+
+// factor returns L's device storage (thesis CSC layout), for inspection.
+func (f *cscFactor) factor() (*afarray.CSC, error) {
+	if !f.ok {
+		return nil, fmt.Errorf("solver: %s has no factorization: %w", f.name(), afarray.ErrReleased)
+	}
+	var out afarray.CSC
+	out.N = f.n
+	parts := []struct {
+		src  *kernels.Buffer
+		dst  **afarray.Array
+		t    afarray.DType
+		size int
+	}{{f.elmL, &out.Elements, afarray.Float64, f.nnzL}, {f.colL, &out.ColIdx, afarray.Int32, f.n}, {f.rowL, &out.RowIdx, afarray.Int32, f.nnzL - f.n}}
+	for _, p := range parts {
+		buf, err := f.dev.Alloc(int64(p.size) * p.t.Size())
+		if err == nil {
+			err = p.src.CopyTo(buf, 0, 0, int64(p.size)*p.t.Size())
+		}
+		if err == nil {
+			*p.dst, err = afarray.FromBuffer(buf, p.t, p.size, 1)
+		}
+		if err != nil {
+			if buf != nil {
+				buf.Release()
+			}
+			out.Release()
+			return nil, err
+		}
+	}
+	return &out, nil
+}
+
+func (f *cscFactor) release() {
+	f.status.release()
+	for _, b := range []*kernels.Buffer{f.elmL, f.colL, f.rowL, f.work, f.dscr} {
+		if b != nil {
+			b.Release()
+		}
+	}
+	*f = cscFactor{ldlt: f.ldlt}
+}

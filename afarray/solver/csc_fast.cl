@@ -1,0 +1,297 @@
+// The fast CSC Cholesky and LDLT: a right-looking supernodal method on the
+// thesis CSC layout of L (structure from the elimination-tree symbolic
+// analysis).
+//
+// A supernode is a run of columns s0..s0+ns-1 (ns <= CSC_B) where each
+// column's structure is the next column's plus that column: the diagonal
+// block is a dense triangle and all its columns share the rows below it,
+// R = the off-diagonal rows of the last column (rowL[rb ..], m of them). In
+// the thesis layout column s0+t is then stored as [diagonal, rows
+// s0+t+1..s0+ns-1, R], contiguous, so the supernode is a dense trapezoid
+// read with unit stride. Per supernode, csc_panel factors the diagonal block
+// in local memory and solves the rows R against it (one row per item, as the
+// skyline's sks_panel), and csc_update applies the rank-ns update to the
+// columns R in 32 x 32 tiles, each item locating its target slot by a binary
+// search in the target column's sorted rows. The thesis instead makes two
+// launches per column with linear slot searches; the map from A's entries to
+// L's slots (csc_fill) is computed once on the host in the symbolic phase.
+#ifndef CSC_B
+#define CSC_B 32
+#endif
+#ifndef CSC_LDLT
+#define CSC_LDLT 0
+#endif
+#define B CSC_B
+#define TT 32
+#define TY 8
+
+// csc_fill scatters A's entries into the zeroed L through the host's map.
+__kernel void csc_fill(__global const double *elmA, __global const int *amap, int nnzA, __global double *elmL) {
+	for (int x = get_global_id(0); x < nnzA; x += get_global_size(0))
+		elmL[amap[x]] = elmA[x];
+}
+
+// csc_load_diag loads the supernode's dense diagonal block into D and the
+// start of each of its columns into start.
+void csc_load_diag(__global const double *elmL, __global const int *colL, int s0, int ns, __local double D[B][B + 1],
+                   __local int *start) {
+	const int lid = get_local_id(0), ls = get_local_size(0);
+	for (int j = lid; j < ns; j += ls)
+		start[j] = colL[s0 + j];
+	barrier(CLK_LOCAL_MEM_FENCE);
+	for (int t = lid; t < B * B; t += ls) {
+		const int i = t % B, j = t / B;
+		D[i][j] = (j < ns && i < ns && i >= j) ? elmL[start[j] + i - j] : 0.0;
+	}
+	barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+// csc_at is the position of the supernode's column t at its below-block row
+// number a.
+#define csc_at(start, ns, t, a) ((start)[t] + (ns) - (t) + (a))
+
+// csc_panel: see the file comment. Group 0 stores the factored block, to
+// elmL when it is the only group, else to the scratch dout, which the
+// following csc_update copies into place (other groups may still be loading
+// the block).
+__kernel void csc_panel(__global double *elmL, __global const int *colL, int s0, int ns, int m, __global double *dout,
+                        __global int *st) {
+	__local double D[B][B + 1];
+	__local int start[B];
+	if (sparse_failed(st))
+		return;
+	const int lid = get_local_id(0), ls = get_local_size(0);
+	csc_load_diag(elmL, colL, s0, ns, D, start);
+	for (int j = 0; j < ns; j++) {
+		const double d = D[j][j];
+		if (!sparse_pivot_ok(d, CSC_LDLT)) {
+			if (get_group_id(0) == 0 && lid == 0)
+				sparse_bad_pivot(st, s0 + j, d);
+			return;
+		}
+		const double inv = 1.0 / d;
+		for (int t = lid; t < ns * ns; t += ls) {
+			const int i = t % ns, c = t / ns;
+			if (c > j && i >= c)
+				D[i][c] -= D[i][j] * (D[c][j] * inv);
+		}
+		barrier(CLK_LOCAL_MEM_FENCE);
+#if CSC_LDLT
+		for (int i = j + 1 + lid; i < ns; i += ls)
+			D[i][j] *= inv;
+#else
+		const double l = sqrt(d);
+		for (int i = j + lid; i < ns; i += ls)
+			D[i][j] = i == j ? l : D[i][j] / l;
+#endif
+		barrier(CLK_LOCAL_MEM_FENCE);
+	}
+	if (get_group_id(0) == 0) {
+		const int direct = get_num_groups(0) == 1;
+		for (int t = lid; t < B * B; t += ls) {
+			const int i = t % B, j = t / B;
+			if (j < ns && i < ns && i >= j) {
+				if (direct)
+					elmL[start[j] + i - j] = D[i][j];
+				else
+					dout[t] = D[i][j];
+			}
+		}
+	}
+	const int a = get_global_id(0);
+	if (a >= m)
+		return;
+	double x[B];
+#pragma unroll
+	for (int j = 0; j < B; j++) {
+		x[j] = 0.0;
+		if (j < ns) {
+			const int at = csc_at(start, ns, j, a);
+			double s = elmL[at];
+#pragma unroll
+			for (int k = 0; k < j; k++)
+				s -= x[k] * D[j][k];
+#if CSC_LDLT
+			x[j] = s;
+			elmL[at] = s / D[j][j];
+#else
+			x[j] = s / D[j][j];
+			elmL[at] = x[j];
+#endif
+		}
+	}
+}
+
+// csc_slot_of returns the position of row r in column c of L by binary
+// search in its sorted rows (r == c is the diagonal).
+inline int csc_slot_of(__global const int *colL, __global const int *rowL, int n, int nnzL, int c, int r) {
+	const int p = colL[c];
+	if (r == c)
+		return p;
+	const int base = p - c;
+	int lo = 0, hi = (c == n - 1 ? nnzL - p : colL[c + 1] - p) - 2; // off-diagonal rows 0..hi
+	while (lo < hi) {
+		const int mid = (lo + hi) / 2;
+		if (rowL[base + mid] < r)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return p + 1 + lo;
+}
+
+// csc_update applies the supernode's update to the lower triangle of R x R
+// (rows and columns), one 32 x 32 tile per group, tiles numbered row by row.
+// With copy set, group 0 first moves the factored block from din into place.
+__kernel void csc_update(__global double *elmL, __global const int *colL, __global const int *rowL, int n, int nnzL,
+                         int s0, int ns, int m, int rb, __global const double *din, int copy, __global int *st) {
+	__local double Pi[TT][B + 1];
+	__local double Pc[TT][B + 1];
+	__local int start[B];
+#if CSC_LDLT
+	__local double dg[B];
+#endif
+	if (sparse_failed(st))
+		return;
+	const int lid = get_local_id(0), ls = TT * TY;
+	const int g = get_group_id(0);
+	for (int j = lid; j < ns; j += ls) {
+		start[j] = colL[s0 + j];
+#if CSC_LDLT
+		dg[j] = copy ? din[j * B + j] : elmL[start[j]];
+#endif
+	}
+	barrier(CLK_LOCAL_MEM_FENCE);
+	if (copy && g == 0)
+		for (int t = lid; t < B * B; t += ls) {
+			const int i = t % B, j = t / B;
+			if (j < ns && i < ns && i >= j)
+				elmL[start[j] + i - j] = din[t];
+		}
+	int ti = (int)((sqrt(8.0 * g + 1.0) - 1.0) * 0.5);
+	while (ti * (ti + 1) / 2 > g)
+		ti--;
+	while ((ti + 1) * (ti + 2) / 2 <= g)
+		ti++;
+	const int tc = g - ti * (ti + 1) / 2;
+	const int a0 = ti * TT, b0 = tc * TT;
+	const int tx = lid % TT, ty = lid / TT;
+	for (int t = lid; t < TT * B; t += ls) {
+		const int row = t % TT, j = t / TT;
+		double vi = 0.0, vc = 0.0;
+		if (j < ns) {
+			if (a0 + row < m)
+				vi = elmL[csc_at(start, ns, j, a0 + row)];
+			if (b0 + row < m)
+#if CSC_LDLT
+				vc = elmL[csc_at(start, ns, j, b0 + row)] * dg[j];
+#else
+				vc = elmL[csc_at(start, ns, j, b0 + row)];
+#endif
+		}
+		Pi[row][j] = vi;
+		Pc[row][j] = vc;
+	}
+	barrier(CLK_LOCAL_MEM_FENCE);
+	double acc[TT / TY];
+	for (int q = 0; q < TT / TY; q++)
+		acc[q] = 0.0;
+	for (int j = 0; j < ns; j++) {
+		const double v = Pi[tx][j];
+#pragma unroll
+		for (int q = 0; q < TT / TY; q++)
+			acc[q] += v * Pc[ty + TY * q][j];
+	}
+	const int a = a0 + tx;
+	if (a >= m)
+		return;
+	const int r = rowL[rb + a];
+#pragma unroll
+	for (int q = 0; q < TT / TY; q++) {
+		const int bb = b0 + ty + TY * q;
+		if (bb <= a) {
+			const int c = rowL[rb + bb];
+			elmL[csc_slot_of(colL, rowL, n, nnzL, c, r)] -= acc[q];
+		}
+	}
+}
+
+// csc_fwd is the forward substitution for one supernode: every group solves
+// the block's triangle in local memory, group 0 stores y (LDLT: D⁻¹y) in
+// out, and item a subtracts its row's contribution from w[R[a]] (w is the
+// work copy of b; distinct rows, so no two items collide).
+__kernel void csc_fwd(__global const double *elmL, __global const int *colL, __global const int *rowL, int s0, int ns,
+                      int m, int rb, __global double *w, __global double *out) {
+	__local double D[B][B + 1];
+	__local int start[B];
+	__local double y[B];
+	const int lid = get_local_id(0), ls = get_local_size(0);
+	csc_load_diag(elmL, colL, s0, ns, D, start);
+	for (int j = lid; j < ns; j += ls)
+		y[j] = w[s0 + j];
+	for (int j = 0; j < ns; j++) {
+		barrier(CLK_LOCAL_MEM_FENCE);
+#if !CSC_LDLT
+		if (lid == 0)
+			y[j] /= D[j][j];
+		barrier(CLK_LOCAL_MEM_FENCE);
+#endif
+		for (int i = j + 1 + lid; i < ns; i += ls)
+			y[i] -= D[i][j] * y[j];
+	}
+	barrier(CLK_LOCAL_MEM_FENCE);
+	if (get_group_id(0) == 0)
+		for (int j = lid; j < ns; j += ls)
+#if CSC_LDLT
+			out[s0 + j] = y[j] / D[j][j];
+#else
+			out[s0 + j] = y[j];
+#endif
+	const int a = get_global_id(0);
+	if (a >= m)
+		return;
+	double s = 0.0;
+	for (int j = 0; j < ns; j++)
+		s += elmL[csc_at(start, ns, j, a)] * y[j];
+	w[rowL[rb + a]] -= s;
+}
+
+// csc_bwd is the backward substitution for one supernode, in place on x, by
+// one group of 32 x (local/32) items: dot products of the supernode's
+// columns with x[R], then the transposed triangle.
+__kernel void csc_bwd(__global const double *elmL, __global const int *colL, __global const int *rowL, int s0, int ns,
+                      int m, int rb, __global double *x) {
+	__local double D[B][B + 1];
+	__local int start[B];
+	__local double red[B][33];
+	__local double r[B];
+	const int lid = get_local_id(0), ls = get_local_size(0);
+	csc_load_diag(elmL, colL, s0, ns, D, start);
+	const int tx = lid % 32, ty = lid / 32, tys = ls / 32;
+	for (int j = ty; j < ns; j += tys) {
+		double s = 0.0;
+		for (int a = tx; a < m; a += 32)
+			s += elmL[csc_at(start, ns, j, a)] * x[rowL[rb + a]];
+		red[j][tx] = s;
+	}
+	barrier(CLK_LOCAL_MEM_FENCE);
+	for (int j = lid; j < ns; j += ls) {
+		double s = x[s0 + j];
+		for (int t = 0; t < 32; t++)
+			s -= red[j][t];
+		r[j] = s;
+	}
+	for (int j = ns - 1; j >= 0; j--) {
+		barrier(CLK_LOCAL_MEM_FENCE);
+#if !CSC_LDLT
+		if (lid == 0)
+			r[j] /= D[j][j];
+		barrier(CLK_LOCAL_MEM_FENCE);
+#endif
+		for (int i = lid; i < j; i += ls)
+			r[i] -= D[j][i] * r[j];
+	}
+	barrier(CLK_LOCAL_MEM_FENCE);
+	for (int j = lid; j < ns; j += ls)
+		x[s0 + j] = r[j];
+}

@@ -1,0 +1,134 @@
+// The thesis's CSC Cholesky and LDLT (§4.5, §4.6 of the design extraction):
+// one multiplexed kernel per method, the phase chosen by sstep and the
+// column by step, launched about 4n times with the fixed geometry of 32
+// groups of 1024 items. L is a separate array whose structure comes from the
+// host's symbolic factorization; it starts as zeros. Kept faithful on
+// purpose, linear searches included; the only additions are the pivot check
+// and the early return of later launches once a pivot failed.
+//
+// The thesis CSC layout: column j starts at col[j] with its diagonal; its
+// off-diagonal rows are row[col[j]-j ..], increasing; the last column holds
+// only its diagonal (no end sentinel in col).
+//
+// sstep -1: sparse_fill, one item per entry x of A: find its column by a
+//           linear scan of colA, then its slot in L by a linear scan of rowL.
+// sstep 0:  scale column step by sqrt(d) (LDLT: d), all items.
+// sstep 1:  update the columns c = rows of column step, one group per target
+//           column, items over the later rows, each locating its target
+//           slot by a linear scan of column c's rows (uncoalesced writes: the
+//           thesis's stated bottleneck).
+// sstep 2:  square roots of the diagonal (Cholesky), checking the last pivot.
+// sstep 3:  forward substitution for column step (scatter through rowL).
+// sstep 4:  divide by the diagonal.
+// sstep 5:  backward substitution for row n-1-step, work-group 0 only.
+
+inline int csc_count(__global const int *col, int n, int nnz, int j) {
+	return j == n - 1 ? nnz - col[j] : col[j + 1] - col[j];
+}
+
+// csc_slot returns the position of row r in column c of L (linear scan).
+inline int csc_slot(__global const int *colL, __global const int *rowL, int c, int r) {
+	if (r == c)
+		return colL[c];
+	const int base = colL[c] - c;
+	int k = 0;
+	while (rowL[base + k] != r)
+		k++;
+	return colL[c] + 1 + k;
+}
+
+void csc_thesis(__global const double *elmA, __global const int *colA, __global const int *rowA,
+                __global double *elmL, __global const int *colL, __global const int *rowL, int nnzA, int nnzL,
+                int n, __global double *b, __local double *partial, int step, int sstep, __global int *st,
+                int ldlt) {
+	if (sparse_failed(st))
+		return;
+	const int gid = get_global_id(0), gsz = get_global_size(0);
+	const int grp = get_group_id(0), groups = get_num_groups(0);
+	const int lid = get_local_id(0), W = get_local_size(0);
+	switch (sstep) {
+	case -1:
+		for (int x = gid; x < nnzA; x += gsz) {
+			int c = 0;
+			while (c + 1 < n && colA[c + 1] <= x)
+				c++;
+			const int r = colA[c] == x ? c : rowA[x - c - 1];
+			elmL[csc_slot(colL, rowL, c, r)] = elmA[x];
+		}
+		break;
+	case 0: {
+		const int j = step, p = colL[j], m = csc_count(colL, n, nnzL, j) - 1;
+		const double d = elmL[p];
+		if (!sparse_pivot_ok(d, ldlt)) {
+			if (gid == 0)
+				sparse_bad_pivot(st, j, d);
+			return;
+		}
+		const double s = ldlt ? d : sqrt(d);
+		for (int x = gid; x < m; x += gsz)
+			elmL[p + 1 + x] /= s;
+		break;
+	}
+	case 1: {
+		const int j = step, p = colL[j], m = csc_count(colL, n, nnzL, j) - 1, rb = p - j;
+		const double dj = ldlt ? elmL[p] : 1.0;
+		for (int bb = grp; bb < m; bb += groups) {
+			const int c = rowL[rb + bb];
+			const double k1 = dj * elmL[p + 1 + bb];
+			for (int x = bb + lid; x < m; x += W)
+				elmL[csc_slot(colL, rowL, c, rowL[rb + x])] -= k1 * elmL[p + 1 + x];
+		}
+		break;
+	}
+	case 2:
+		for (int i = gid; i < n; i += gsz) {
+			const double d = elmL[colL[i]];
+			if (!sparse_pivot_ok(d, 0))
+				sparse_bad_pivot(st, i, d);
+			elmL[colL[i]] = sqrt(d);
+		}
+		break;
+	case 3: {
+		const int j = step, p = colL[j], m = csc_count(colL, n, nnzL, j) - 1, rb = p - j;
+		const double bj = ldlt ? b[j] : b[j] / elmL[p];
+		for (int x = gid; x < m; x += gsz)
+			b[rowL[rb + x]] -= bj * elmL[p + 1 + x];
+		break;
+	}
+	case 4:
+		for (int i = gid; i < n; i += gsz)
+			b[i] /= elmL[colL[i]];
+		break;
+	case 5: {
+		if (grp != 0)
+			return;
+		const int i = n - 1 - step, p = colL[i], m = csc_count(colL, n, nnzL, i) - 1, rb = p - i;
+		double s = 0.0;
+		for (int x = lid; x < m; x += W)
+			s += elmL[p + 1 + x] * b[rowL[rb + x]];
+		partial[lid] = s;
+		for (int hw = W / 2; hw > 0; hw /= 2) {
+			barrier(CLK_LOCAL_MEM_FENCE);
+			if (lid < hw)
+				partial[lid] += partial[lid + hw];
+		}
+		if (lid == 0)
+			b[i] = ldlt ? b[i] - partial[0] : (b[i] - partial[0]) / elmL[p];
+		break;
+	}
+	}
+}
+
+__kernel void Cholesky_sparse_c(__global const double *elmA, __global const int *colA, __global const int *rowA,
+                                __global double *elmL, __global const int *colL, __global const int *rowL,
+                                int nnzA, int nnzL, int n, __global double *b, __local double *partial, int step,
+                                int sstep, __global int *st) {
+	csc_thesis(elmA, colA, rowA, elmL, colL, rowL, nnzA, nnzL, n, b, partial, step, sstep, st, 0);
+}
+
+__kernel void ldlt_sparse_c(__global const double *elmA, __global const int *colA, __global const int *rowA,
+                            __global double *elmL, __global const int *colL, __global const int *rowL, int nnzA,
+                            int nnzL, int n, __global double *b, __local double *partial, int step, int sstep,
+                            __global int *st) {
+	csc_thesis(elmA, colA, rowA, elmL, colL, rowL, nnzA, nnzL, n, b, partial, step, sstep, st, 1);
+}

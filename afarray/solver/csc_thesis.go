@@ -1,0 +1,93 @@
+package solver
+
+import (
+	_ "embed"
+
+	"github.com/oclsolve/oclsolve/afarray"
+	"github.com/oclsolve/oclsolve/kernels"
+)
+
+// The thesis variant of the CSC factorizations (csc_thesis.cl): the thesis's
+// quadratic symbolic factorization on the host, then its multiplexed kernel
+// launched column by column with the fixed geometry: one fill launch,
+// 2(n-1) column launches and one square-root launch to factor (LDLT: a last
+// pivot check instead), and 2n launches per solve; 4n in all.
+
+//go:embed csc_thesis.cl
+var cscThesisSource string
+
+func (f *cscFactor) thesisKernel() (k *kernels.Kernel, global, local int, err error) {
+	name := "Cholesky_sparse_c"
+	if f.ldlt {
+		name = "ldlt_sparse_c"
+	}
+	if k, err = f.prog.Kernel(name); err != nil {
+		return nil, 0, 0, err
+	}
+	local = sparsePow2Floor(min(ThesisLocal, k.MaxWorkGroupSize()))
+	return k, ThesisGroups * local, local, nil
+}
+
+func (f *cscFactor) thesisFactor(a *afarray.CSC) error {
+	k, global, local, err := f.thesisKernel()
+	if err != nil {
+		return err
+	}
+	elmA, err := a.Elements.DeviceBuffer()
+	if err != nil {
+		return err
+	}
+	colA, err := a.ColIdx.DeviceBuffer()
+	if err != nil {
+		return err
+	}
+	rowA, err := a.RowIdx.DeviceBuffer()
+	if err != nil {
+		return err
+	}
+	launch := func(step, sstep int) error {
+		return k.Launch([]int{global}, []int{local}, elmA, colA, rowA, f.elmL, f.colL, f.rowL, f.nnzA, f.nnzL, f.n,
+			f.elmL, kernels.Local(8*local), step, sstep, f.status.buf)
+	}
+	if err := launch(0, -1); err != nil {
+		return err
+	}
+	for j := 0; j < f.n-1; j++ {
+		if err := launch(j, 0); err != nil {
+			return err
+		}
+		if err := launch(j, 1); err != nil {
+			return err
+		}
+	}
+	if f.ldlt { // the thesis never checks the last pivot; see SKSLDLT
+		return launch(f.n-1, 0)
+	}
+	return launch(0, 2)
+}
+
+func (f *cscFactor) thesisSolve(x *kernels.Buffer) error {
+	k, global, local, err := f.thesisKernel()
+	if err != nil {
+		return err
+	}
+	launch := func(step, sstep int) error {
+		// A's arguments are unused by the solve phases: L stands in for them.
+		return k.Launch([]int{global}, []int{local}, f.elmL, f.colL, f.rowL, f.elmL, f.colL, f.rowL, f.nnzA, f.nnzL, f.n,
+			x, kernels.Local(8*local), step, sstep, f.status.buf)
+	}
+	for j := 0; j < f.n-1; j++ {
+		if err := launch(j, 3); err != nil {
+			return err
+		}
+	}
+	if err := launch(0, 4); err != nil {
+		return err
+	}
+	for s := 0; s < f.n; s++ {
+		if err := launch(s, 5); err != nil {
+			return err
+		}
+	}
+	return nil
+}
