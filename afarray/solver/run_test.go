@@ -1,0 +1,157 @@
+package solver
+
+import (
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/oclsolve/oclsolve/afarray/sparse"
+)
+
+func runMatrix(t *testing.T, name string) *sparse.COO {
+	t.Helper()
+	dir := os.Getenv("OCLSOLVE_MATRICES")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "..", "shared", "matrices")
+	}
+	d, err := sparse.ReadMatrixMarketFile(filepath.Join(dir, name+".mtx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d.COO
+}
+
+// backwardError is ||b-Ax||∞ / (||A||∞ ||x||∞ + ||b||∞) computed densely.
+func backwardError(a *mat.Dense, x, b []float64) float64 {
+	n := len(b)
+	var r, an, xn, bn float64
+	for i := 0; i < n; i++ {
+		s, row := b[i], 0.0
+		for j := 0; j < n; j++ {
+			s -= a.At(i, j) * x[j]
+			row += math.Abs(a.At(i, j))
+		}
+		r, an = math.Max(r, math.Abs(s)), math.Max(an, row)
+		xn, bn = math.Max(xn, math.Abs(x[i])), math.Max(bn, math.Abs(b[i]))
+	}
+	return r / (an*xn + bn)
+}
+
+// Every method x format x variant through the one entry point, on a real
+// matrix, against the backward-error bound and a gonum dense solve.
+func TestRunAllCombinations(t *testing.T) {
+	a := runMatrix(t, "bcsstk01")
+	n := a.Rows
+	d, _ := a.ToDense()
+	b := make([]float64, n)
+	for i := range b {
+		b[i] = 1 + float64(i%7)
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(mustSym(t, a)) {
+		t.Fatal("gonum says bcsstk01 is not SPD")
+	}
+	xref := mat.NewVecDense(n, nil)
+	if err := ch.SolveVecTo(xref, mat.NewVecDense(n, b)); err != nil {
+		t.Fatal(err)
+	}
+	combos := []Options{{Method: "gj", Format: "dense"}}
+	for _, m := range []string{"cholesky", "ldlt"} {
+		for _, f := range []string{"dense", "csc", "sks"} {
+			combos = append(combos, Options{Method: m, Format: f})
+		}
+	}
+	for _, o := range combos {
+		for _, v := range []Variant{Fast, Thesis} {
+			for _, order := range []string{"none", "rcm", "auto"} {
+				o.Variant, o.Order = v, order
+				x, rep, err := Run(a, b, o)
+				if err != nil {
+					t.Fatalf("%+v: %v", o, err)
+				}
+				if be := backwardError(d, x, b); be > 1e-14 {
+					t.Errorf("%s/%s/%s/%s: backward error %g", o.Method, o.Format, v, order, be)
+				}
+				var mx float64
+				for i := range x {
+					mx = math.Max(mx, math.Abs(x[i]-xref.AtVec(i)))
+				}
+				if mx > 1e-9*math.Max(1, mat.Norm(xref, math.Inf(1))) {
+					t.Errorf("%s/%s/%s/%s: max |x - xref| = %g", o.Method, o.Format, v, order, mx)
+				}
+				if rep.N != n || rep.ThesisMemory <= 0 || rep.Launches <= 0 || rep.TotalTime <= 0 {
+					t.Errorf("%s/%s/%s: incomplete report %+v", o.Method, o.Format, v, rep)
+				}
+			}
+		}
+	}
+}
+
+func mustSym(t *testing.T, a *sparse.COO) *mat.SymDense {
+	t.Helper()
+	s, err := a.ToSymDense()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestRunCG(t *testing.T) {
+	a := runMatrix(t, "mesh1e1")
+	b := make([]float64, a.Rows)
+	for i := range b {
+		b[i] = 1
+	}
+	d, _ := a.ToDense()
+	for _, f := range []string{"dense", "csc", "sks"} {
+		x, rep, err := Run(a, b, Options{Method: "cg", Format: f, Tol: 1e-12})
+		if err != nil {
+			t.Fatalf("cg/%s: %v", f, err)
+		}
+		if be := backwardError(d, x, b); be > 1e-11 {
+			t.Errorf("cg/%s: backward error %g after %d iterations", f, be, rep.Iterations)
+		}
+		if rep.Iterations == 0 || len(rep.History) == 0 {
+			t.Errorf("cg/%s: no iteration record", f)
+		}
+	}
+}
+
+func TestRunRefusesIndefinite(t *testing.T) {
+	a := runMatrix(t, "nasa1824")
+	b := make([]float64, a.Rows)
+	for i := range b {
+		b[i] = 1
+	}
+	for _, f := range []string{"dense", "csc", "sks"} {
+		for _, v := range []Variant{Fast, Thesis} {
+			_, _, err := Run(a, b, Options{Method: "cholesky", Format: f, Variant: v})
+			var npd *NotPositiveDefiniteError
+			if !errors.As(err, &npd) {
+				t.Errorf("cholesky/%s/%s on nasa1824: err = %v, want not positive definite", f, v, err)
+			}
+		}
+	}
+}
+
+func TestRunErrors(t *testing.T) {
+	a := runMatrix(t, "LFAT5")
+	b := make([]float64, a.Rows)
+	if _, _, err := Run(a, b[:3], Options{Method: "cholesky"}); err == nil {
+		t.Error("short right-hand side accepted")
+	}
+	if _, _, err := Run(a, b, Options{Method: "qr"}); !errors.Is(err, ErrUnknown) {
+		t.Errorf("unknown method: %v", err)
+	}
+	if _, _, err := Run(a, b, Options{Method: "gj", Format: "sks"}); !errors.Is(err, ErrUnknown) {
+		t.Errorf("gj on sks: %v", err)
+	}
+	b[2] = math.NaN()
+	if _, _, err := Run(a, b, Options{Method: "cholesky"}); !errors.Is(err, ErrNonFinite) {
+		t.Errorf("NaN right-hand side: %v", err)
+	}
+}
