@@ -456,4 +456,3 @@ func finiteOrError(x []float64) error {
 	}
 	return nil
 }
-
