@@ -160,8 +160,8 @@ func runSolve(args []string) error {
 	fs.StringVar(&o.Format, "format", "", "storage format (default: the method's first)")
 	fs.StringVar(&o.Variant, "variant", "", "implementation variant (default: the method's first)")
 	fs.StringVar(&o.Order, "order", "auto", "symmetric reordering: none, rcm or auto (the better of the two)")
-	fs.Float64Var(&o.Tol, "tol", 0, "iterative methods: tolerance (default 1e-10 relative for fast, 1e-6 absolute for thesis)")
-	fs.IntVar(&o.MaxIt, "maxit", 0, "iterative methods: maximum iterations (default n)")
+	fs.Float64Var(&o.Tol, "tol", 0, "CG: tolerance (default 1e-8 on ||r||/||b|| for fast, 1e-6 on ||r|| for thesis)")
+	fs.IntVar(&o.MaxIt, "maxit", 0, "CG: maximum iterations (default 10n for fast, n for thesis)")
 	fs.BoolVar(&o.Jacobi, "jacobi", false, "CG: Jacobi (diagonal) preconditioning")
 	rhs := fs.String("rhs", "ones", "right-hand side when no b file is given: ones or random")
 	ref := fs.String("ref", "", "reference solution (Matrix Market vector or OpenFEM .def) to compare with")
@@ -236,6 +236,9 @@ func runSolve(args []string) error {
 	}
 	if out.Times.Total == 0 {
 		out.Times.Total = time.Since(start).Seconds()
+	}
+	if note, ok := p.Spec.(string); ok && note != "" {
+		out.Notes = append([]string{note}, out.Notes...)
 	}
 	rep := makeReport(p, &o, m, out)
 	rep.Device = dev.Name()
