@@ -1,0 +1,386 @@
+package solver
+
+import (
+	_ "embed"
+	"fmt"
+
+	"github.com/oclsolve/oclsolve/afarray"
+	"github.com/oclsolve/oclsolve/kernels"
+)
+
+var (
+	//go:embed spmv.cl
+	spmvSource string
+	//go:embed cg.cl
+	cgSource string
+)
+
+// cgProgram holds the products of every format and the CG kernels.
+var cgProgram = &programSet{sources: []kernels.Source{
+	{Name: "dense_common.cl", Text: denseCommonSource},
+	{Name: "spmv.cl", Text: spmvSource},
+	{Name: "cg.cl", Text: cgSource},
+}}
+
+// Formats of row_sum in spmv.cl.
+const (
+	fmtDense = 0
+	fmtCSC   = 1
+	fmtSKS   = 2
+)
+
+// rowProduct describes a format to the fused row kernels: the value buffer,
+// up to five index buffers (unused ones repeat a valid buffer), the number
+// of stored values and the team size.
+type rowProduct struct {
+	fmt  int
+	n    int
+	le   int
+	val  *kernels.Buffer
+	idx  [5]*kernels.Buffer
+	team int
+}
+
+// teamSize is the number of items that share a row: the average number of
+// entries a row touches, rounded to a power of two in [1, 64], so that
+// short rows do not leave most of a group idle and long rows are split.
+func teamSize(entriesPerRow float64) int {
+	t := 1
+	for float64(t) < entriesPerRow && t < 64 {
+		t *= 2
+	}
+	return t
+}
+
+// args returns the kernel arguments val, ia..ie.
+func (p *rowProduct) args() []any {
+	a := []any{p.val}
+	for _, b := range p.idx {
+		if b == nil {
+			b = p.val
+		}
+		a = append(a, b)
+	}
+	return a
+}
+
+// rowsGroups is the number of work-groups of a row kernel with local items.
+func (p *rowProduct) rowsGroups(local int) int {
+	return groupsFor(p.n, local/p.team)
+}
+
+// mulVec enqueues y = A x with spmv_rows.
+func (p *rowProduct) mulVec(dev *kernels.Device, x, y *kernels.Buffer) error {
+	k, err := cgProgram.kernel(dev, "spmv_rows")
+	if err != nil {
+		return err
+	}
+	local := max(p.team, pow2Below(min(cgLocal, k.MaxWorkGroupSize())))
+	args := append([]any{p.fmt, p.n, p.le}, p.args()...)
+	args = append(args, x, y, p.team, kernels.Local(8*local))
+	return k.Launch([]int{p.rowsGroups(local) * local}, []int{local}, args...)
+}
+
+// uploadInt32 copies v into a new device buffer (at least one word).
+func uploadInt32(dev *kernels.Device, v []int32) (*kernels.Buffer, error) {
+	b, err := dev.Alloc(4 * int64(max(1, len(v))))
+	if err != nil {
+		return nil, err
+	}
+	if len(v) > 0 {
+		if err := b.Write(0, v); err != nil {
+			b.Release()
+			return nil, err
+		}
+	}
+	return b, nil
+}
+
+// CSCOperator is a symmetric matrix in the thesis's lower CSC layout
+// (afarray.CSC) as an Operator.
+//
+// Thesis variant (§4.7): three launches of the thesis's geometry per
+// product: Lᵀx gathered by a group per column with a local reduction, Lx
+// scattered by a group per column with the compare-and-swap double atomic
+// add (it needs a device with 64-bit atomics), then Dx. (The thesis also
+// rebuilt the program and copied x on every call; here the program is
+// cached.)
+//
+// Fast variant: one launch without atomics. NewCSCOperator builds, once, a
+// transposed index of the strict lower triangle (for each row, the element
+// positions and columns of its entries left of the diagonal; 8 bytes per
+// off-diagonal entry plus 4(n+1)), so that a team of items sized to the
+// average row computes each row completely: column i's entries directly,
+// the rest through the index. No atomics, no second pass over the vector,
+// each result written once.
+type CSCOperator struct {
+	m *afarray.CSC
+	v Variant
+	p rowProduct
+}
+
+// NewCSCOperator wraps m (not copied; it must outlive the operator). It
+// checks the values for NaN and Inf; the fast variant also downloads the
+// index vectors once (m.Host, cached by m) to build the transposed index.
+// Release frees that index.
+func NewCSCOperator(m *afarray.CSC, v Variant) (*CSCOperator, error) {
+	v, err := normVariant(v)
+	if err != nil {
+		return nil, err
+	}
+	if m == nil || m.Elements == nil || m.Elements.Released() || m.ColIdx.Released() || m.RowIdx.Released() {
+		return nil, fmt.Errorf("solver: CSC operator: %w", afarray.ErrReleased)
+	}
+	if m.N <= 0 || m.ColIdx.Len() != m.N || m.RowIdx.Len() != m.Elements.Len()-m.N {
+		return nil, fmt.Errorf("solver: CSC operator: %w: n=%d with %d columns, %d values, %d rows", afarray.ErrShape, m.N, m.ColIdx.Len(), m.Elements.Len(), m.RowIdx.Len())
+	}
+	val, err := float64Buffer(m.Elements, "CSC elements")
+	if err != nil {
+		return nil, err
+	}
+	dev := m.Elements.Device()
+	if err := checkMatrixValues(dev, val, m.Elements.Len()); err != nil {
+		return nil, err
+	}
+	col, err := m.ColIdx.DeviceBuffer()
+	if err != nil {
+		return nil, err
+	}
+	row, err := m.RowIdx.DeviceBuffer()
+	if err != nil {
+		return nil, err
+	}
+	o := &CSCOperator{m: m, v: v, p: rowProduct{fmt: fmtCSC, n: m.N, le: m.Elements.Len(), val: val}}
+	o.p.idx[0], o.p.idx[1] = col, row
+	if v == Thesis {
+		if !dev.Info().Int64Atomics {
+			return nil, fmt.Errorf("solver: the thesis CSC product needs 64-bit atomics, which %s lacks", dev.Name())
+		}
+		return o, nil
+	}
+	h, err := m.Host()
+	if err != nil {
+		return nil, err
+	}
+	if err := h.Validate(); err != nil {
+		return nil, fmt.Errorf("solver: CSC operator: %w", err)
+	}
+	n := h.N
+	rp := make([]int32, n+1)
+	for j := 0; j < n; j++ {
+		rows, _ := h.ColRows(j)
+		for _, r := range rows {
+			rp[r+1]++
+		}
+	}
+	for i := 0; i < n; i++ {
+		rp[i+1] += rp[i]
+	}
+	pos := make([]int32, rp[n])
+	cols := make([]int32, rp[n])
+	next := append([]int32(nil), rp[:n]...)
+	for j := 0; j < n; j++ {
+		rows, _ := h.ColRows(j)
+		first := h.ColIdx[j] + 1
+		for k, r := range rows {
+			pos[next[r]], cols[next[r]] = first+int32(k), int32(j)
+			next[r]++
+		}
+	}
+	bufs := make([]*kernels.Buffer, 0, 3)
+	for _, s := range [][]int32{rp, pos, cols} {
+		b, err := uploadInt32(dev, s)
+		if err != nil {
+			for _, b := range bufs {
+				b.Release()
+			}
+			return nil, err
+		}
+		bufs = append(bufs, b)
+	}
+	o.p.idx[2], o.p.idx[3], o.p.idx[4] = bufs[0], bufs[1], bufs[2]
+	o.p.team = teamSize(float64(2*o.p.le-n) / float64(n))
+	return o, nil
+}
+
+// N returns the order.
+func (o *CSCOperator) N() int { return o.m.N }
+
+// Variant returns the operator's variant.
+func (o *CSCOperator) Variant() Variant { return o.v }
+
+// MulVecTo sets dst = A x.
+func (o *CSCOperator) MulVecTo(dst, x *afarray.Array) error {
+	if o.p.val == nil || o.m.Elements.Released() {
+		return fmt.Errorf("solver: CSC operator: %w", afarray.ErrReleased)
+	}
+	d, xb, err := checkMulVec(o.m.Elements, o.m.N, dst, x)
+	if err != nil {
+		return err
+	}
+	dev := o.m.Elements.Device()
+	if o.v == Fast {
+		return o.p.mulVec(dev, xb, d)
+	}
+	k, err := cgProgram.kernel(dev, "csc_spmv_thesis")
+	if err != nil {
+		return err
+	}
+	g, l := thesisGeometry(k)
+	for step := 0; step < 3; step++ {
+		if err := k.Launch(g, l, step, o.p.n, o.p.le, o.p.val, o.p.idx[0], o.p.idx[1], xb, d, kernels.Local(8*l[0])); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DiagonalTo sets dst to the diagonal of A.
+func (o *CSCOperator) DiagonalTo(dst *afarray.Array) error {
+	return diagonalIndexed(o.m.Elements, o.p.val, o.p.idx[0], o.m.N, dst)
+}
+
+// Release frees the fast variant's transposed index (not the matrix).
+func (o *CSCOperator) Release() {
+	for i := 2; i < 5; i++ {
+		if o.p.idx[i] != nil {
+			o.p.idx[i].Release()
+			o.p.idx[i] = nil
+		}
+	}
+	o.p.val = nil
+}
+
+// SKSOperator is a symmetric matrix in the thesis's skyline layout
+// (afarray.SKS) as an Operator.
+//
+// Thesis variant (§4.10): two launches of the thesis's geometry per
+// product: (D + Lᵀ)x gathered by a group per row, strict Lx scattered by a
+// group per column with the double atomic add.
+//
+// Fast variant: one launch without atomics. NewSKSOperator computes on the
+// device, once, first[i], the first column whose run reaches row i (4n
+// bytes); by the monotone last-row rule row i's strict lower part is then
+// the contiguous column range first[i]..i-1, so a team of items computes
+// each row whole: its own column's run (contiguous, coalesced) plus that
+// range.
+type SKSOperator struct {
+	m     *afarray.SKS
+	v     Variant
+	p     rowProduct
+	first *kernels.Buffer
+}
+
+// NewSKSOperator wraps m (not copied; it must outlive the operator) and
+// checks its values for NaN and Inf. Release frees the fast variant's
+// first-row index.
+func NewSKSOperator(m *afarray.SKS, v Variant) (*SKSOperator, error) {
+	v, err := normVariant(v)
+	if err != nil {
+		return nil, err
+	}
+	if m == nil || m.Elements == nil || m.Elements.Released() || m.Index.Released() {
+		return nil, fmt.Errorf("solver: SKS operator: %w", afarray.ErrReleased)
+	}
+	if m.N <= 0 || m.Index.Len() != m.N {
+		return nil, fmt.Errorf("solver: SKS operator: %w: n=%d with %d columns", afarray.ErrShape, m.N, m.Index.Len())
+	}
+	val, err := float64Buffer(m.Elements, "SKS elements")
+	if err != nil {
+		return nil, err
+	}
+	dev := m.Elements.Device()
+	if err := checkMatrixValues(dev, val, m.Elements.Len()); err != nil {
+		return nil, err
+	}
+	idx, err := m.Index.DeviceBuffer()
+	if err != nil {
+		return nil, err
+	}
+	o := &SKSOperator{m: m, v: v, p: rowProduct{fmt: fmtSKS, n: m.N, le: m.Elements.Len(), val: val}}
+	o.p.idx[0] = idx
+	if v == Thesis {
+		if !dev.Info().Int64Atomics {
+			return nil, fmt.Errorf("solver: the thesis SKS product needs 64-bit atomics, which %s lacks", dev.Name())
+		}
+		return o, nil
+	}
+	first, err := dev.Alloc(4 * int64(m.N))
+	if err != nil {
+		return nil, err
+	}
+	k, err := cgProgram.kernel(dev, "sks_first_rows")
+	if err != nil {
+		first.Release()
+		return nil, err
+	}
+	if err := k.Launch([]int{groupsFor(m.N, denseLocal) * denseLocal}, []int{denseLocal}, m.N, o.p.le, idx, first); err != nil {
+		first.Release()
+		return nil, err
+	}
+	o.first, o.p.idx[1] = first, first
+	o.p.team = teamSize(float64(2*o.p.le-m.N) / float64(m.N))
+	return o, nil
+}
+
+// N returns the order.
+func (o *SKSOperator) N() int { return o.m.N }
+
+// Variant returns the operator's variant.
+func (o *SKSOperator) Variant() Variant { return o.v }
+
+// MulVecTo sets dst = A x.
+func (o *SKSOperator) MulVecTo(dst, x *afarray.Array) error {
+	if o.p.val == nil || o.m.Elements.Released() {
+		return fmt.Errorf("solver: SKS operator: %w", afarray.ErrReleased)
+	}
+	d, xb, err := checkMulVec(o.m.Elements, o.m.N, dst, x)
+	if err != nil {
+		return err
+	}
+	dev := o.m.Elements.Device()
+	if o.v == Fast {
+		return o.p.mulVec(dev, xb, d)
+	}
+	k, err := cgProgram.kernel(dev, "sks_spmv_thesis")
+	if err != nil {
+		return err
+	}
+	g, l := thesisGeometry(k)
+	for step := 0; step < 2; step++ {
+		if err := k.Launch(g, l, step, o.p.n, o.p.le, o.p.val, o.p.idx[0], xb, d, kernels.Local(8*l[0])); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DiagonalTo sets dst to the diagonal of A.
+func (o *SKSOperator) DiagonalTo(dst *afarray.Array) error {
+	return diagonalIndexed(o.m.Elements, o.p.val, o.p.idx[0], o.m.N, dst)
+}
+
+// Release frees the fast variant's first-row index (not the matrix).
+func (o *SKSOperator) Release() {
+	if o.first != nil {
+		o.first.Release()
+		o.first = nil
+	}
+	o.p.val = nil
+}
+
+// diagonalIndexed sets dst[i] = elements[pos[i]].
+func diagonalIndexed(ref *afarray.Array, val, pos *kernels.Buffer, n int, dst *afarray.Array) error {
+	if val == nil {
+		return fmt.Errorf("solver: operator: %w", afarray.ErrReleased)
+	}
+	d, err := checkVector(ref, dst, n, "diagonal")
+	if err != nil {
+		return err
+	}
+	k, err := cgProgram.kernel(ref.Device(), "diag_indexed")
+	if err != nil {
+		return err
+	}
+	return k.Launch([]int{groupsFor(n, denseLocal) * denseLocal}, []int{denseLocal}, n, val, pos, d)
+}
