@@ -2,7 +2,9 @@ package notebook
 
 /*
 #include <stdio.h>
+#include <stdlib.h>
 static void flushC(void) { fflush(NULL); }
+static void printC(const char *s) { fputs(s, stdout); }
 */
 import "C"
 
@@ -12,6 +14,7 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -151,4 +154,12 @@ func (c *capture) stop() {
 	}
 	c.streams = nil
 	captureMu.Unlock()
+}
+
+// printC writes s with C's buffered stdio, as OpenCL drivers and other C
+// libraries do; tests use it to check that such output is captured.
+func printC(s string) {
+	cs := C.CString(s)
+	defer C.free(unsafe.Pointer(cs))
+	C.printC(cs)
 }

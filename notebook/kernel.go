@@ -184,7 +184,10 @@ func (k *Kernel) serve(sock zmq4.Socket, control bool) {
 			k.log.Printf("dropping message: %v", err)
 			continue
 		}
-		k.handle(sock, msg)
+		if stop := k.handle(sock, msg); stop {
+			k.cancel()
+			return
+		}
 	}
 }
 
@@ -219,13 +222,15 @@ func (k *Kernel) publish(parent *message, msgType string, content any) {
 	}
 }
 
-func (k *Kernel) handle(sock zmq4.Socket, msg *message) {
+// handle answers one request. It reports whether the kernel must stop,
+// which it does after the idle status is published.
+func (k *Kernel) handle(sock zmq4.Socket, msg *message) (stop bool) {
 	k.publish(msg, "status", map[string]any{"execution_state": "busy"})
 	defer k.publish(msg, "status", map[string]any{"execution_state": "idle"})
 	var content map[string]any
 	if err := json.Unmarshal(msg.Content, &content); err != nil {
 		k.log.Printf("%s: content: %v", msg.Header.MsgType, err)
-		return
+		return false
 	}
 	switch msg.Header.MsgType {
 	case "kernel_info_request":
@@ -251,7 +256,7 @@ func (k *Kernel) handle(sock zmq4.Socket, msg *message) {
 		restart, _ := content["restart"].(bool)
 		k.exec.Engine.Interrupt()
 		k.reply(sock, msg, "shutdown_reply", map[string]any{"status": "ok", "restart": restart})
-		k.cancel()
+		return true
 	case "history_request":
 		k.reply(sock, msg, "history_reply", map[string]any{"status": "ok", "history": k.historyItems()})
 	case "comm_info_request":
@@ -263,6 +268,7 @@ func (k *Kernel) handle(sock zmq4.Socket, msg *message) {
 	default:
 		k.log.Printf("ignoring %s", msg.Header.MsgType)
 	}
+	return false
 }
 
 func (k *Kernel) kernelInfo() map[string]any {

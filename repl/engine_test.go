@@ -247,13 +247,13 @@ func TestComplete(t *testing.T) {
 		head string
 		want string
 	}{
-		{"mat.NewDe", "mat.", "NewDense"},             // package function
-		{"x := floats.Su", "x := floats.", "Sum"},    // after other text
-		{"mm.Sol", "mm.", "Solve"},                   // method of a compiled type
-		{"pt.Xp", "pt.", "Xpos"},                     // field of an interpreted type
-		{"plott", "", "plotter"},                     // package name
-		{":me", "", ":mem"},                          // session command
-		{"display.Sp", "display.", "Spy"},            // our display package
+		{"mat.NewDe", "mat.", "NewDense"},         // package function
+		{"x := floats.Su", "x := floats.", "Sum"}, // after other text
+		{"mm.Sol", "mm.", "Solve"},                // method of a compiled type
+		{"pt.Xp", "pt.", "Xpos"},                  // field of an interpreted type
+		{"plott", "", "plotter"},                  // package name
+		{":me", "", ":mem"},                       // session command
+		{"display.Sp", "display.", "Spy"},         // our display package
 	}
 	for _, c := range cases {
 		head, comps, _ := e.Complete(c.line, len(c.line))
@@ -275,17 +275,17 @@ func TestComplete(t *testing.T) {
 
 func TestIsComplete(t *testing.T) {
 	cases := map[string]string{
-		"x := 1":                    Complete,
-		"func f() {":                Incomplete,
-		"func f() {\n}":             Complete,
-		"a := []int{\n1,":           Incomplete,
-		"x := 1 +":                  Incomplete,
-		"s := `raw\nstring":         Incomplete,
-		"}":                         Invalid,
-		"f(1))":                     Invalid,
-		":time f(":                  Complete,
-		"":                          Complete,
-		"x++":                       Complete,
+		"x := 1":                     Complete,
+		"func f() {":                 Incomplete,
+		"func f() {\n}":              Complete,
+		"a := []int{\n1,":            Incomplete,
+		"x := 1 +":                   Incomplete,
+		"s := `raw\nstring":          Incomplete,
+		"}":                          Invalid,
+		"f(1))":                      Invalid,
+		":time f(":                   Complete,
+		"":                           Complete,
+		"x++":                        Complete,
 		"if x {\n} else {\n  y()\n}": Complete,
 	}
 	for src, want := range cases {

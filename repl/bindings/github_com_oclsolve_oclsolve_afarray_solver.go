@@ -6,6 +6,7 @@ import (
 	"reflect"
 
 	"github.com/cosmos72/gomacro/imports"
+	p_github_com_oclsolve_oclsolve_afarray "github.com/oclsolve/oclsolve/afarray"
 	p_github_com_oclsolve_oclsolve_afarray_solver "github.com/oclsolve/oclsolve/afarray/solver"
 )
 
@@ -14,6 +15,10 @@ func init() {
 	imports.Packages.MergePackage("github.com/oclsolve/oclsolve/afarray/solver", imports.PackageUnderlying{
 		Name: "solver",
 		Binds: map[string]reflect.Value{
+			"CG":                     reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver.CG),
+			"CGCSC":                  reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver.CGCSC),
+			"CGDense":                reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver.CGDense),
+			"CGSKS":                  reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver.CGSKS),
 			"DefaultSKSBlockWidth":   reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver.DefaultSKSBlockWidth),
 			"ErrNonFinite":           reflect.ValueOf(&p_github_com_oclsolve_oclsolve_afarray_solver.ErrNonFinite).Elem(),
 			"ErrNotConverged":        reflect.ValueOf(&p_github_com_oclsolve_oclsolve_afarray_solver.ErrNotConverged).Elem(),
@@ -21,28 +26,85 @@ func init() {
 			"ErrUnknown":             reflect.ValueOf(&p_github_com_oclsolve_oclsolve_afarray_solver.ErrUnknown).Elem(),
 			"ErrZeroPivot":           reflect.ValueOf(&p_github_com_oclsolve_oclsolve_afarray_solver.ErrZeroPivot).Elem(),
 			"Fast":                   reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver.Fast),
+			"FormatCSC":              reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver.FormatCSC),
+			"FormatDense":            reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver.FormatDense),
+			"FormatSKS":              reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver.FormatSKS),
 			"GaussJordan":            reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver.GaussJordan),
+			"MethodCG":               reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver.MethodCG),
+			"MethodCholesky":         reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver.MethodCholesky),
+			"MethodGaussJordan":      reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver.MethodGaussJordan),
+			"MethodLDLT":             reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver.MethodLDLT),
+			"NewCSCOperator":         reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver.NewCSCOperator),
+			"NewDenseOperator":       reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver.NewDenseOperator),
+			"NewSKSOperator":         reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver.NewSKSOperator),
 			"ParseVariant":           reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver.ParseVariant),
+			"Run":                    reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver.Run),
 			"Thesis":                 reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver.Thesis),
 			"ThesisGroups":           reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver.ThesisGroups),
 			"ThesisLocal":            reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver.ThesisLocal),
 		},
 		Types: map[string]reflect.Type{
+			"CGOptions":                reflect.TypeOf((*p_github_com_oclsolve_oclsolve_afarray_solver.CGOptions)(nil)).Elem(),
+			"CGResult":                 reflect.TypeOf((*p_github_com_oclsolve_oclsolve_afarray_solver.CGResult)(nil)).Elem(),
+			"CSCCholesky":              reflect.TypeOf((*p_github_com_oclsolve_oclsolve_afarray_solver.CSCCholesky)(nil)).Elem(),
+			"CSCLDLT":                  reflect.TypeOf((*p_github_com_oclsolve_oclsolve_afarray_solver.CSCLDLT)(nil)).Elem(),
+			"CSCOperator":              reflect.TypeOf((*p_github_com_oclsolve_oclsolve_afarray_solver.CSCOperator)(nil)).Elem(),
 			"DenseCholesky":            reflect.TypeOf((*p_github_com_oclsolve_oclsolve_afarray_solver.DenseCholesky)(nil)).Elem(),
 			"DenseLDLT":                reflect.TypeOf((*p_github_com_oclsolve_oclsolve_afarray_solver.DenseLDLT)(nil)).Elem(),
+			"DenseOperator":            reflect.TypeOf((*p_github_com_oclsolve_oclsolve_afarray_solver.DenseOperator)(nil)).Elem(),
+			"Diagonaler":               reflect.TypeOf((*p_github_com_oclsolve_oclsolve_afarray_solver.Diagonaler)(nil)).Elem(),
 			"NonFiniteError":           reflect.TypeOf((*p_github_com_oclsolve_oclsolve_afarray_solver.NonFiniteError)(nil)).Elem(),
 			"NotConvergedError":        reflect.TypeOf((*p_github_com_oclsolve_oclsolve_afarray_solver.NotConvergedError)(nil)).Elem(),
 			"NotPositiveDefiniteError": reflect.TypeOf((*p_github_com_oclsolve_oclsolve_afarray_solver.NotPositiveDefiniteError)(nil)).Elem(),
+			"Operator":                 reflect.TypeOf((*p_github_com_oclsolve_oclsolve_afarray_solver.Operator)(nil)).Elem(),
+			"Options":                  reflect.TypeOf((*p_github_com_oclsolve_oclsolve_afarray_solver.Options)(nil)).Elem(),
+			"Report":                   reflect.TypeOf((*p_github_com_oclsolve_oclsolve_afarray_solver.Report)(nil)).Elem(),
 			"SKSCholesky":              reflect.TypeOf((*p_github_com_oclsolve_oclsolve_afarray_solver.SKSCholesky)(nil)).Elem(),
 			"SKSLDLT":                  reflect.TypeOf((*p_github_com_oclsolve_oclsolve_afarray_solver.SKSLDLT)(nil)).Elem(),
+			"SKSOperator":              reflect.TypeOf((*p_github_com_oclsolve_oclsolve_afarray_solver.SKSOperator)(nil)).Elem(),
 			"SparseStats":              reflect.TypeOf((*p_github_com_oclsolve_oclsolve_afarray_solver.SparseStats)(nil)).Elem(),
 			"Variant":                  reflect.TypeOf((*p_github_com_oclsolve_oclsolve_afarray_solver.Variant)(nil)).Elem(),
 			"ZeroPivotError":           reflect.TypeOf((*p_github_com_oclsolve_oclsolve_afarray_solver.ZeroPivotError)(nil)).Elem(),
 		},
+		Proxies: map[string]reflect.Type{
+			"Diagonaler": reflect.TypeOf((*P_github_com_oclsolve_oclsolve_afarray_solver_Diagonaler)(nil)).Elem(),
+			"Operator":   reflect.TypeOf((*P_github_com_oclsolve_oclsolve_afarray_solver_Operator)(nil)).Elem(),
+		},
 		Untypeds: map[string]string{
 			"DefaultSKSBlockWidth": "int:32",
+			"FormatCSC":            "string:csc",
+			"FormatDense":          "string:dense",
+			"FormatSKS":            "string:sks",
+			"MethodCG":             "string:cg",
+			"MethodCholesky":       "string:cholesky",
+			"MethodGaussJordan":    "string:gj",
+			"MethodLDLT":           "string:ldlt",
 			"ThesisGroups":         "int:32",
 			"ThesisLocal":          "int:1024",
 		},
 	})
+}
+
+// P_github_com_oclsolve_oclsolve_afarray_solver_Diagonaler lets interpreted types implement solver.Diagonaler.
+type P_github_com_oclsolve_oclsolve_afarray_solver_Diagonaler struct {
+	Object      interface{}
+	DiagonalTo_ func(obj interface{}, a0 *p_github_com_oclsolve_oclsolve_afarray.Array) error
+}
+
+func (P *P_github_com_oclsolve_oclsolve_afarray_solver_Diagonaler) DiagonalTo(a0 *p_github_com_oclsolve_oclsolve_afarray.Array) error {
+	return P.DiagonalTo_(P.Object, a0)
+}
+
+// P_github_com_oclsolve_oclsolve_afarray_solver_Operator lets interpreted types implement solver.Operator.
+type P_github_com_oclsolve_oclsolve_afarray_solver_Operator struct {
+	Object    interface{}
+	MulVecTo_ func(obj interface{}, a0 *p_github_com_oclsolve_oclsolve_afarray.Array, a1 *p_github_com_oclsolve_oclsolve_afarray.Array) error
+	N_        func(interface{}) int
+}
+
+func (P *P_github_com_oclsolve_oclsolve_afarray_solver_Operator) MulVecTo(a0 *p_github_com_oclsolve_oclsolve_afarray.Array, a1 *p_github_com_oclsolve_oclsolve_afarray.Array) error {
+	return P.MulVecTo_(P.Object, a0, a1)
+}
+func (P *P_github_com_oclsolve_oclsolve_afarray_solver_Operator) N() int {
+	return P.N_(P.Object)
 }

@@ -1,0 +1,182 @@
+package display
+
+import (
+	"bytes"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+)
+
+type htmlThing struct{}
+
+func (htmlThing) HTML() string   { return "<b>thing</b>" }
+func (htmlThing) String() string { return "thing" }
+
+type mdThing struct{}
+
+func (mdThing) Markdown() string { return "*md*" }
+
+type custom struct{}
+
+func (custom) Display() Data { return SVG("<svg/>") }
+
+func TestRenderDispatch(t *testing.T) {
+	img := image.NewGray(image.Rect(0, 0, 2, 2))
+	img.Set(0, 0, color.White)
+	cases := []struct {
+		v    any
+		mime string
+		text string
+	}{
+		{htmlThing{}, MIMEHTML, "thing"},
+		{mdThing{}, MIMEMarkdown, "*md*"},
+		{custom{}, MIMESVG, "[SVG image]"},
+		{HTML("<p>x</p>"), MIMEHTML, "[HTML]"},
+		{42, MIMEText, "42"},
+		{img, MIMEPNG, "[PNG image"},
+		{mat.NewDense(1, 2, []float64{1, 2}), MIMEHTML, "*mat.Dense 1x2"},
+	}
+	for _, c := range cases {
+		d := Render(c.v)
+		if _, ok := d.Bundle[c.mime]; !ok || !strings.HasPrefix(d.Text(), c.text) {
+			t.Errorf("Render(%T) = %v, want %s and text %q", c.v, d.Bundle, c.mime, c.text)
+		}
+	}
+	if !Render(nil).IsEmpty() {
+		t.Error("Render(nil) is not empty")
+	}
+}
+
+func TestMatrixPreviewIsBounded(t *testing.T) {
+	n := 1000
+	m := mat.NewDense(n, n, nil)
+	m.Set(0, 0, 1.5)
+	m.Set(n-1, n-1, 2.5)
+	m.Set(n/2, n/2, 99) // in the elided middle
+	d := Matrix(m)
+	html := d.Bundle[MIMEHTML].(string)
+	if rows := strings.Count(html, "<tr>"); rows != 2*previewEdge+1 {
+		t.Fatalf("%d table rows for a %dx%d matrix, want %d", rows, n, n, 2*previewEdge+1)
+	}
+	if cells := strings.Count(html, "<td"); cells != (2*previewEdge+1)*(2*previewEdge+1) {
+		t.Fatalf("%d table cells", cells)
+	}
+	if !strings.Contains(html, ">1.5<") || !strings.Contains(html, ">2.5<") || strings.Contains(html, ">99<") {
+		t.Fatal("the preview does not show the corners, or shows the middle")
+	}
+	if !strings.Contains(html, "1000&times;1000") {
+		t.Fatal("the preview does not name the dimensions")
+	}
+	small := Matrix(mat.NewDense(2, 3, []float64{1, 2, 3, 4, 5, 6})).Bundle[MIMEHTML].(string)
+	if strings.Count(small, "<tr>") != 2 || strings.Count(small, "<td") != 6 || strings.Contains(small, "&#8943;") {
+		t.Fatalf("a small matrix is elided: %s", small)
+	}
+}
+
+func TestSpy(t *testing.T) {
+	// A 4x4 arrow matrix: full first row and column, and the diagonal.
+	var rows, cols []int
+	for i := 0; i < 4; i++ {
+		rows, cols = append(rows, 0, i, i), append(cols, i, 0, i)
+	}
+	d, err := Spy(rows, cols, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg := d.Bundle[MIMESVG].(string)
+	// Row 0 is one run of 4 cells; rows 1-3 are two runs each (column 0
+	// and the diagonal), except that row 1's diagonal touches column 0.
+	if got := strings.Count(svg, "<rect") - 1; got != 1+1+2+2 {
+		t.Fatalf("%d nonzero runs drawn, want 6:\n%s", got, svg)
+	}
+	if !strings.Contains(d.Text(), "n = 4, nnz = 12") {
+		t.Fatalf("text %q", d.Text())
+	}
+	// A large matrix is binned: the SVG stays small however many nonzeros.
+	n := 100000
+	rows, cols = make([]int, n), make([]int, n)
+	for i := range rows {
+		rows[i], cols[i] = i, i
+	}
+	d, err = Spy(rows, cols, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runs := strings.Count(d.Bundle[MIMESVG].(string), "<rect") - 1; runs != spyPixels {
+		t.Fatalf("a diagonal of %d binned into %d runs, want %d", n, runs, spyPixels)
+	}
+	if _, err := Spy([]int{0}, []int{0, 1}, 2); !errors.Is(err, ErrLength) {
+		t.Errorf("mismatched lengths: %v", err)
+	}
+	if _, err := Spy([]int{0, 2}, []int{0, 0}, 2); !errors.Is(err, ErrIndex) {
+		t.Errorf("row out of range: %v", err)
+	}
+	if _, err := Spy(nil, nil, 0); !errors.Is(err, ErrIndex) {
+		t.Errorf("empty order: %v", err)
+	}
+	d32, err := SpyInt32([]int32{0, 1}, []int32{1, 0}, 2)
+	d64, _ := Spy([]int{0, 1}, []int{1, 0}, 2)
+	if err != nil || d32.Bundle[MIMESVG] != d64.Bundle[MIMESVG] {
+		t.Errorf("SpyInt32 differs from Spy: %v", err)
+	}
+}
+
+func TestConstructors(t *testing.T) {
+	if d := LaTeX(`x^2`); d.Bundle[MIMELaTeX] != "$$x^2$$" {
+		t.Errorf("LaTeX without delimiters: %v", d.Bundle)
+	}
+	if d := LaTeX(`$x$`); d.Bundle[MIMELaTeX] != "$x$" {
+		t.Errorf("LaTeX with delimiters: %v", d.Bundle)
+	}
+	d, err := JSON(map[string]int{"a": 1})
+	if err != nil || d.Bundle[MIMEJSON].(map[string]any)["a"] != 1.0 {
+		t.Errorf("JSON: %v %v", d.Bundle, err)
+	}
+	if _, err := JSON(func() {}); err == nil {
+		t.Error("JSON of a func did not fail")
+	}
+	png := PNG([]byte{1, 2, 3})
+	if b, _ := base64.StdEncoding.DecodeString(png.Bundle[MIMEPNG].(string)); !bytes.Equal(b, []byte{1, 2, 3}) {
+		t.Error("PNG is not base64 of the bytes")
+	}
+}
+
+func TestPlot(t *testing.T) {
+	p := plot.New()
+	line, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Add(line)
+	d := Render(p)
+	b, err := base64.StdEncoding.DecodeString(fmt.Sprint(d.Bundle[MIMEPNG]))
+	if err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) {
+		t.Fatalf("Render(plot) is not a PNG: %v", err)
+	}
+	s, err := PlotSVG(p, DefaultPlotWidth, DefaultPlotHeight)
+	if err != nil || !strings.Contains(s.Bundle[MIMESVG].(string), "<svg") {
+		t.Fatalf("PlotSVG: %v", err)
+	}
+	if _, err := Plot(nil, 1, 1); err == nil {
+		t.Fatal("Plot(nil) did not fail")
+	}
+}
+
+func TestShowUsesPublisher(t *testing.T) {
+	var got []Data
+	prev := SetPublisher(func(d Data) { got = append(got, d) })
+	defer SetPublisher(prev)
+	Show(HTML("<i>x</i>"))
+	Show(nil) // nothing to show
+	if len(got) != 1 || got[0].Bundle[MIMEHTML] != "<i>x</i>" {
+		t.Fatalf("published %v", got)
+	}
+}

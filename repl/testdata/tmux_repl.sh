@@ -1,0 +1,95 @@
+#!/bin/sh
+# Drives the terminal REPL through tmux, as a person would: typing, tab
+# completion, a multi-line function, Ctrl-C interrupting a running loop
+# (with the progress line shown after 2 s) and the persistent history,
+# recalled with the Up arrow in a second session.
+#
+# usage: repl/testdata/tmux_repl.sh OCLSOLVE_BINARY
+# Needs: tmux (Debian package tmux).
+set -eu
+bin=$(readlink -f "$1")
+tmp=$(mktemp -d)
+sock="oclsolve-test-$$"
+t() { tmux -L "$sock" "$@"; }
+cleanup() { t kill-server 2>/dev/null || true; rm -rf "$tmp"; }
+trap cleanup EXIT
+
+fail() {
+	echo "tmux REPL test: $*" >&2
+	echo "--- screen ---" >&2
+	t capture-pane -p -t repl >&2 || true
+	exit 1
+}
+
+# expect TEXT [SECONDS]: wait until TEXT appears on the screen.
+expect() {
+	n=$(( ${2:-10} * 10 ))
+	while [ "$n" -gt 0 ]; do
+		if t capture-pane -p -t repl | grep -qF -- "$1"; then return 0; fi
+		sleep 0.1
+		n=$((n - 1))
+	done
+	fail "never saw: $1"
+}
+
+# count TEXT: how many screen lines contain TEXT.
+count() { t capture-pane -p -t repl | grep -cF -- "$1" || true; }
+
+type_line() { t send-keys -t repl -l "$1"; t send-keys -t repl Enter; }
+
+start() {
+	t new-session -d -s repl -x 160 -y 50 "env OCLSOLVE_HISTORY=$tmp/history TERM=xterm $bin"
+	expect "Type :help for the workflow" 60
+	expect "oclsolve>"
+}
+
+start
+# Typing and state.
+type_line 'x := 6 * 7'
+type_line 'x + 0'
+expect "42"
+# Tab completion of a package function, then of a method.
+t send-keys -t repl -l 'm := mat.NewDen'
+t send-keys -t repl Tab
+expect "m := mat.NewDense"
+t send-keys -t repl -l '(2, 3, nil)'
+t send-keys -t repl Enter
+t send-keys -t repl -l 'm.Dim'
+t send-keys -t repl Tab
+expect "m.Dims"
+t send-keys -t repl -l '()'
+t send-keys -t repl Enter
+expect "3"
+# Ctrl-C interrupts a running loop; the session keeps its state.
+type_line 'for { x++ }'
+expect "[running" 10
+t send-keys -t repl C-c
+expect "interrupted" 10
+type_line 'x > 42'
+expect "true"
+# A multi-line function: input continues until the brackets balance.
+type_line 'func fib(n int) int {'
+expect "       .."
+type_line '	if n < 2 {'
+type_line '		return n'
+type_line '	}'
+type_line '	return fib(n-1) + fib(n-2)'
+type_line '}'
+type_line 'fib(20)'
+expect "6765"
+type_line ':quit'
+n=50
+while t has-session -t repl 2>/dev/null && [ "$n" -gt 0 ]; do sleep 0.1; n=$((n - 1)); done
+t has-session -t repl 2>/dev/null && fail ":quit did not end the session"
+grep -qxF 'func fib(n int) int { if n < 2 { return n; }; return fib(n-1) + fib(n-2); }' "$tmp/history" ||
+	{ cat "$tmp/history" >&2; fail "the multi-line function is not one history entry"; }
+
+# A second session recalls the function from the history file.
+start
+t send-keys -t repl Up Up Up
+expect "oclsolve> func fib(n int) int {"
+t send-keys -t repl Enter
+type_line 'fib(10) * 1000'
+expect "55000"
+t send-keys -t repl C-d
+echo "tmux REPL test: typing, completion, interrupt, progress, multi-line input and history work"
