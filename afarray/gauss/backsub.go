@@ -19,11 +19,11 @@ const (
 
 // triangle is a triangular matrix as the elimination left it on the device.
 type triangle struct {
-	even, odd any // *kernels.Buffer or *kernels.Image (the same object for rowsInOne)
-	stride    int // values per row (buffers only)
-	mode      int // one of the row placement modes
-	n         int // order
-	elem      int // bytes per value: 8 for double buffers, 4 for float images
+	even, odd any     // *kernels.Buffer or *kernels.Image (the same object for rowsInOne)
+	stride    int     // values per row (buffers only)
+	mode      int     // one of the row placement modes
+	n         int     // order
+	elem      int     // bytes per value: 8 for double buffers, 4 for float images
 	tol       float64 // diagonal entries of at most this magnitude count as zero
 }
 

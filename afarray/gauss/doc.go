@@ -24,11 +24,13 @@
 // tiled when 2n values exceed local memory, and typed errors for zero pivots.
 //
 // The blocked variant (type LU) is the fast path: a right-looking LU with
-// partial pivoting in panels of BlockSize columns, three launches per panel
-// (panel factorization with pivot search in one work-group; row exchanges
-// fused with the triangular solve of the U block row; a tiled GEMM update of
-// the trailing matrix), followed by forward and back substitution. The
-// factors stay on the device and serve any number of right-hand sides.
+// partial pivoting in panels of BlockSize columns. Each panel column is one
+// launch over many work-groups (pivot search from per-group maxima, rows
+// marked rather than moved while the panel is factorized); then the row
+// exchanges, the triangular solve of the U block row and a tiled GEMM update
+// of the trailing matrix take three more launches. Forward and back
+// substitution follow. The factors stay on the device and serve any number
+// of right-hand sides.
 //
 // Solve is the one-call entry point for every variant. Errors match
 // ErrSingular (a *SingularError gives the pivot), ErrShape, ErrVariant,

@@ -1,11 +1,12 @@
 // Blocked right-looking LU factorization with partial pivoting of a
-// row-major N x N matrix (leading dimension N, N a multiple of NB), three
+// row-major N x N matrix (leading dimension N, N a multiple of NB), NB + 4
 // launches per panel of NB columns starting at column k:
 //
-//   lu_panel      one work-group factors the tall panel A[k:N, k:k+NB):
-//                 pivot search, row exchange inside the panel, scaling of
-//                 the multipliers, rank-1 updates of the panel's remaining
-//                 columns;
+//   lu_panel_start, lu_panel_step (NB launches)
+//                 factor the tall panel A[k:N, k:k+NB) one column per launch
+//                 with many work-groups: pivot search, scaling of the
+//                 multipliers, rank-1 update of the panel's remaining
+//                 columns; then lu_swap_panel exchanges the panel's rows;
 //   lu_swap_trsm  applies the panel's row exchanges to every other column
 //                 and, right of the panel, solves L11 U12 = A12 (unit lower
 //                 triangular L11 held in local memory);
@@ -23,70 +24,173 @@
 
 #define IDX(r, c) ((size_t)(r) * (size_t)N + (size_t)(c))
 
-__kernel void lu_panel(const int N, const int k, const int pivot, __global double *A, __global int *ipiv,
-                       __global int *status, const double tol, __local double *lmax, __local int *lidx) {
+// lu_panel_step performs step j (column c = k + j) of the panel
+// factorization with many work-groups, one launch per column: the pivot
+// choice needs every row's value after the previous column's update, and a
+// launch boundary is the only grid-wide barrier OpenCL 1.2 offers.
+//
+// Rows are not moved while the panel is factorized ("implicit pivoting"):
+// the pivot row p of column c is marked used (usedAt[p] = c + 1 > k) and the
+// rows not yet used are updated in place, so no work-group ever writes a row
+// another one reads. After the panel the chosen rows are brought to
+// positions k.. by ordinary row exchanges (ipiv, computed by the last step),
+// which gives exactly the factors of explicit partial pivoting.
+//
+// Each work-group owns a contiguous chunk of the rows k..N-1. It finds the
+// pivot by reducing the previous step's per-group maxima (lu_panel_start's
+// for j = 0), computes its rows' multipliers, applies the rank-1 update to
+// the panel columns right of c, and leaves the maximum of its rows in column
+// c+1 for the next step.
+inline bool better(const double v, const int i, const double best, const int ibest) {
+	return i >= 0 && (ibest < 0 || v > best || (v == best && i < ibest));
+}
+
+inline double magnitude(const double v) {
+	const double a = fabs(v);
+	return isnan(a) ? INFINITY : a; // a NaN is chosen so that it shows in the result
+}
+
+inline void argmax_local(double *best, int *idx, __local double *lmax, __local int *lidx) {
 	const int li = get_local_id(0), n_li = get_local_size(0);
-	for (int j = 0; j < NB; ++j) {
-		const int c = k + j;
-		int prow = c;
-		double best = fabs(A[IDX(c, c)]);
-		if (pivot) {
-			// Sliding window fold in private memory, then a halving tree.
-			best = -1.0;
-			for (int r = c + li; r < N; r += n_li) {
-				const double v = fabs(A[IDX(r, c)]);
-				if (v > best) {
-					best = v;
-					prow = r;
-				}
-			}
-			lmax[li] = best;
-			lidx[li] = prow;
-			barrier(CLK_LOCAL_MEM_FENCE);
-			for (int len = n_li; len > 1;) {
-				const int upper_half = (len + 1) >> 1;
-				if (li < len - upper_half) {
-					const double a = lmax[li], b = lmax[li + upper_half];
-					const int ia = lidx[li], ib = lidx[li + upper_half];
-					if (b > a || (b == a && ib < ia)) {
-						lmax[li] = b;
-						lidx[li] = ib;
-					}
-				}
-				barrier(CLK_LOCAL_MEM_FENCE);
-				len = upper_half;
-			}
-			best = lmax[0];
-			prow = lidx[0];
-			barrier(CLK_LOCAL_MEM_FENCE);
+	lmax[li] = *best;
+	lidx[li] = *idx;
+	barrier(CLK_LOCAL_MEM_FENCE);
+	for (int len = n_li; len > 1;) {
+		const int upper_half = (len + 1) >> 1;
+		if (li < len - upper_half && better(lmax[li + upper_half], lidx[li + upper_half], lmax[li], lidx[li])) {
+			lmax[li] = lmax[li + upper_half];
+			lidx[li] = lidx[li + upper_half];
 		}
-		if (li == 0) {
-			ipiv[c] = prow;
-			if (!(best > tol))
-				atomic_min(status, c);
+		barrier(CLK_LOCAL_MEM_FENCE);
+		len = upper_half;
+	}
+	*best = lmax[0];
+	*idx = lidx[0];
+	barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+// lu_panel_start leaves each work-group's maximum of column k for step 0
+// (launched with as many work-groups as the steps).
+__kernel void lu_panel_start(const int N, const int k, __global const double *A, __global double *pm_out,
+                             __global int *pi_out, __local double *lmax, __local int *lidx) {
+	const int li = get_local_id(0), n_li = get_local_size(0);
+	const int g = get_group_id(0), G = get_num_groups(0);
+	const int chunk = (N - k + G - 1) / G;
+	const int rbeg = k + g * chunk, rend = min(N, rbeg + chunk);
+	double best = -1.0;
+	int p = -1;
+	for (int r = rbeg + li; r < rend; r += n_li) {
+		const double v = magnitude(A[IDX(r, k)]);
+		if (better(v, r, best, p)) {
+			best = v;
+			p = r;
 		}
-		if (prow != c)
-			for (int q = li; q < NB; q += n_li) {
-				const double t = A[IDX(c, k + q)];
-				A[IDX(c, k + q)] = A[IDX(prow, k + q)];
-				A[IDX(prow, k + q)] = t;
+	}
+	argmax_local(&best, &p, lmax, lidx);
+	if (li == 0) {
+		pm_out[g] = best;
+		pi_out[g] = p;
+	}
+}
+
+__kernel void lu_panel_step(const int N, const int k, const int j, const int pivot, __global double *A,
+                            __global int *usedAt, __global int *pivrow, __global int *ipiv,
+                            __global const double *pm_in, __global const int *pi_in,
+                            __global double *pm_out, __global int *pi_out,
+                            __global int *status, const double tol,
+                            __local double *lmax, __local int *lidx, __local double *useg) {
+	const int li = get_local_id(0), n_li = get_local_size(0);
+	const int g = get_group_id(0), G = get_num_groups(0);
+	const int c = k + j;
+	const int chunk = (N - k + G - 1) / G;
+	const int rbeg = k + g * chunk, rend = min(N, rbeg + chunk);
+
+	double best = -1.0;
+	int p = -1;
+	if (!pivot) {
+		p = c; // rows do not move without pivoting: row c is the pivot row
+		best = magnitude(A[IDX(c, c)]);
+	} else {
+		for (int t = li; t < G; t += n_li)
+			if (better(pm_in[t], pi_in[t], best, p)) {
+				best = pm_in[t];
+				p = pi_in[t];
 			}
-		barrier(CLK_GLOBAL_MEM_FENCE);
-		const double d = A[IDX(c, c)];
-		// A zero pivot is recorded above; the column is left unscaled so
-		// that nothing divides by zero (LAPACK does the same).
-		if (d != 0.0)
-			for (int r = c + 1 + li; r < N; r += n_li)
+		argmax_local(&best, &p, lmax, lidx);
+	}
+	const double d = A[IDX(p, c)];
+	if (g == 0 && li == 0) {
+		pivrow[c] = p;
+		usedAt[p] = c + 1;
+		if (!(best > tol))
+			atomic_min(status, c);
+	}
+	const int w = k + NB - 1 - c; // panel columns right of c
+	for (int q = li; q < w; q += n_li)
+		useg[q] = A[IDX(p, c + 1 + q)];
+	barrier(CLK_LOCAL_MEM_FENCE);
+	// A zero pivot is recorded above; the column is then left unscaled and
+	// not applied, so that nothing divides by zero (LAPACK does the same).
+	if (d != 0.0)
+		for (int r = rbeg + li; r < rend; r += n_li)
+			if (r != p && usedAt[r] <= k)
 				A[IDX(r, c)] /= d;
-		barrier(CLK_GLOBAL_MEM_FENCE);
-		const int w = NB - 1 - j; // panel columns right of c
-		const int m = N - c - 1;  // rows below c
-		if (w > 0)
-			for (int e = li; e < m * w; e += n_li) {
-				const int r = c + 1 + e / w, q = c + 1 + e % w;
-				A[IDX(r, q)] -= A[IDX(r, c)] * A[IDX(c, q)];
+	barrier(CLK_GLOBAL_MEM_FENCE);
+	double mbest = -1.0;
+	int midx = -1;
+	const int m = rend - rbeg;
+	if (w > 0)
+		for (int e = li; e < m * w; e += n_li) {
+			const int r = rbeg + e / w, q = e % w;
+			if (r == p || usedAt[r] > k)
+				continue;
+			double v = A[IDX(r, c + 1 + q)];
+			if (d != 0.0) {
+				v -= A[IDX(r, c)] * useg[q];
+				A[IDX(r, c + 1 + q)] = v;
 			}
-		barrier(CLK_GLOBAL_MEM_FENCE);
+			if (q == 0 && better(magnitude(v), r, mbest, midx)) {
+				mbest = magnitude(v);
+				midx = r;
+			}
+		}
+	if (pivot && w > 0) {
+		argmax_local(&mbest, &midx, lmax, lidx);
+		if (li == 0) {
+			pm_out[g] = mbest;
+			pi_out[g] = midx;
+		}
+	}
+	// The last step turns the chosen rows into LAPACK's sequence of
+	// exchanges: before exchange i, the row chosen i-th sits where the
+	// earlier exchanges moved it.
+	if (j == NB - 1 && g == 0 && li == 0)
+		for (int i = 0; i < NB; ++i) {
+			int pos = pivrow[k + i];
+			for (int t = 0; t < i; ++t) {
+				const int a = k + t, b = ipiv[k + t];
+				if (pos == a)
+					pos = b;
+				else if (pos == b)
+					pos = a;
+			}
+			ipiv[k + i] = pos;
+		}
+}
+
+// lu_swap_panel applies the panel's row exchanges to the panel's own
+// columns (before lu_swap_trsm reads L11 from them).
+__kernel void lu_swap_panel(const int N, const int k, __global double *A, __global const int *ipiv) {
+	const int q = get_global_id(0);
+	if (q >= NB)
+		return;
+	for (int i = k; i < k + NB; ++i) {
+		const int pr = ipiv[i];
+		if (pr != i) {
+			const double t = A[IDX(i, k + q)];
+			A[IDX(i, k + q)] = A[IDX(pr, k + q)];
+			A[IDX(pr, k + q)] = t;
+		}
 	}
 }
 

@@ -17,10 +17,14 @@ const DefaultBlockSize = 64
 
 // Work-group sizes of the blocked LU kernels.
 const (
-	luPanelLocal = 256 // the single work-group of a panel factorization
-	luSwapLocal  = 64  // columns per work-group of the exchange + triangular solve
-	luGemmTile   = 64  // output tile edge of the update (16 x 16 work-items)
-	luSolveTile  = 512 // rows per work-group launch of the triangular solves
+	luPanelLocal = 256 // work-items per group of a panel column step
+	// A panel column step uses up to luPanelGroupsPerCU work-groups per
+	// compute unit, each owning at least luPanelRowsPerGroup rows.
+	luPanelGroupsPerCU  = 2
+	luPanelRowsPerGroup = 32
+	luSwapLocal         = 64  // columns per work-group of the exchange + triangular solve
+	luGemmTile          = 64  // output tile edge of the update (16 x 16 work-items)
+	luSolveTile         = 512 // rows per work-group launch of the triangular solves
 )
 
 // LU is the LU factorization P A = L U of a square matrix, computed and kept
@@ -130,7 +134,7 @@ func (lu *LU) Factorize(dev *kernels.Device, a mat.Matrix) error {
 	}
 	t := time.Now()
 	upload := t.Sub(start)
-	if err := factorBlocked(prog, buf, ipivBuf, status, ld, nb, !lu.NoPivot, tol); err != nil {
+	if err := factorBlocked(dev, prog, buf, ipivBuf, status, ld, nb, !lu.NoPivot, tol, nil); err != nil {
 		buf.Release()
 		return err
 	}
@@ -153,26 +157,88 @@ func luProgram(dev *kernels.Device, nb int) (*kernels.Program, error) {
 		kernels.Source{Name: "trsv.cl", Text: trsvSource})
 }
 
-// factorBlocked enqueues the three launches of every panel.
-func factorBlocked(prog *kernels.Program, a, ipiv, status *kernels.Buffer, ld, nb int, pivot bool, tol float64) error {
-	panel, err := prog.Kernel("lu_panel")
-	if err != nil {
-		return err
+// factorBlocked enqueues the launches of every panel. It allocates the
+// panel's scratch: the row marks of implicit pivoting, the chosen rows and
+// the per-work-group maxima passed from one column step to the next.
+//
+// phase, when not nil, is called after the launches of each phase (0 the
+// panel, 1 the exchanges and triangular solve, 2 the update), so that a
+// benchmark can wait there and time them; production passes nil.
+func factorBlocked(dev *kernels.Device, prog *kernels.Program, a, ipiv, status *kernels.Buffer, ld, nb int, pivot bool, tol float64,
+	phase func(int) error) error {
+	if phase == nil {
+		phase = func(int) error { return nil }
 	}
-	swap, err := prog.Kernel("lu_swap_trsm")
-	if err != nil {
-		return err
+	var ks [5]*kernels.Kernel
+	for i, name := range []string{"lu_panel_start", "lu_panel_step", "lu_swap_panel", "lu_swap_trsm", "lu_gemm"} {
+		k, err := prog.Kernel(name)
+		if err != nil {
+			return err
+		}
+		ks[i] = k
 	}
-	gemm, err := prog.Kernel("lu_gemm")
-	if err != nil {
-		return err
-	}
-	pl := floorPow2(min(luPanelLocal, panel.MaxWorkGroupSize()))
+	start, step, swapPanel, swap, gemm := ks[0], ks[1], ks[2], ks[3], ks[4]
+	pl := floorPow2(min(luPanelLocal, start.MaxWorkGroupSize(), step.MaxWorkGroupSize()))
 	sl := floorPow2(min(luSwapLocal, swap.MaxWorkGroupSize()))
+	maxGroups := max(1, luPanelGroupsPerCU*dev.Info().ComputeUnits)
+
+	var scratch []*kernels.Buffer
+	defer func() {
+		for _, b := range scratch {
+			b.Release()
+		}
+	}()
+	alloc := func(bytes int) (*kernels.Buffer, error) {
+		b, err := dev.Alloc(int64(bytes))
+		if err == nil {
+			scratch = append(scratch, b)
+		}
+		return b, err
+	}
+	usedAt, err := alloc(4 * ld)
+	if err != nil {
+		return err
+	}
+	if err := usedAt.Fill([]byte{0, 0, 0, 0}, 0, int64(4*ld)); err != nil {
+		return err
+	}
+	pivrow, err := alloc(4 * ld)
+	if err != nil {
+		return err
+	}
+	var pm [2]*kernels.Buffer
+	var pi [2]*kernels.Buffer
+	for i := range pm {
+		if pm[i], err = alloc(8 * maxGroups); err != nil {
+			return err
+		}
+		if pi[i], err = alloc(4 * maxGroups); err != nil {
+			return err
+		}
+	}
 	for k := 0; k < ld; k += nb {
-		if err := panel.Launch([]int{pl}, []int{pl}, ld, k, boolInt(pivot), a, ipiv, status, tol,
-			kernels.Local(8*pl), kernels.Local(4*pl)); err != nil {
-			return errKernel("lu_panel", err)
+		// Enough work-groups to spread the panel's rows over the device,
+		// each with at least luPanelRowsPerGroup rows.
+		groups := max(1, min(maxGroups, (ld-k+luPanelRowsPerGroup-1)/luPanelRowsPerGroup))
+		g := []int{groups * pl}
+		l := []int{pl}
+		if pivot {
+			if err := start.Launch(g, l, ld, k, a, pm[0], pi[0], kernels.Local(8*pl), kernels.Local(4*pl)); err != nil {
+				return errKernel("lu_panel_start", err)
+			}
+		}
+		for j := 0; j < nb; j++ {
+			in, out := j%2, (j+1)%2
+			if err := step.Launch(g, l, ld, k, j, boolInt(pivot), a, usedAt, pivrow, ipiv, pm[in], pi[in], pm[out], pi[out],
+				status, tol, kernels.Local(8*pl), kernels.Local(4*pl), kernels.Local(8*nb)); err != nil {
+				return errKernel("lu_panel_step", err)
+			}
+		}
+		if err := swapPanel.Launch([]int{kernels.RoundUp(nb, 64)}, []int{64}, ld, k, a, ipiv); err != nil {
+			return errKernel("lu_swap_panel", err)
+		}
+		if err := phase(0); err != nil {
+			return err
 		}
 		if ld > nb {
 			if err := swap.Launch([]int{kernels.RoundUp(ld-nb, sl)}, []int{sl}, ld, k, a, ipiv,
@@ -180,13 +246,21 @@ func factorBlocked(prog *kernels.Program, a, ipiv, status *kernels.Buffer, ld, n
 				return errKernel("lu_swap_trsm", err)
 			}
 		}
+		if err := phase(1); err != nil {
+			return err
+		}
 		if m := ld - k - nb; m > 0 {
 			g := (m + luGemmTile - 1) / luGemmTile * 16
 			if err := gemm.Launch([]int{g, g}, []int{16, 16}, ld, k, a); err != nil {
 				return errKernel("lu_gemm", err)
 			}
 		}
+		if err := phase(2); err != nil {
+			return err
+		}
 	}
+	// The scratch is released on return; commands still queued keep it
+	// alive (OpenCL defers the release), so no wait is needed here.
 	return nil
 }
 

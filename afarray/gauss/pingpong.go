@@ -66,7 +66,7 @@ type pingPong struct {
 	st     storage
 	n      int
 	stride int
-	mem    [2]any // *kernels.Buffer or *kernels.Image
+	mem    [2]any  // *kernels.Buffer or *kernels.Image
 	tol    float64 // pivots of at most this magnitude count as zero
 }
 
