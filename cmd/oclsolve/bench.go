@@ -1,0 +1,296 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/oclsolve/oclsolve/afarray/solver"
+	"github.com/oclsolve/oclsolve/afarray/sparse"
+	"github.com/oclsolve/oclsolve/kernels"
+)
+
+// `oclsolve bench thesis` regenerates the thesis's time and memory tables
+// (Tables 10 to 14 and 16) on the current device: for every system, every
+// method x format combination, in the thesis variant, the fast one, or both.
+
+// thesisOrders are the orders of the thesis's tables (10-11 for Model 1,
+// 12-16 for Model 2).
+var thesisOrders = map[string][]int{
+	"model1": {1080, 2016, 3045, 4032, 5040, 6048, 7161, 8184, 9216, 10044},
+	"model2": {1572, 3534, 5409, 8331, 10449},
+}
+
+// benchColumns are the ten techniques in the thesis's column order.
+var benchColumns = []struct{ format, method, label string }{
+	{"dense", "gj", "D GJ"}, {"dense", "cholesky", "D Ch"}, {"dense", "ldlt", "D LDL"}, {"dense", "cg", "D CG"},
+	{"csc", "cholesky", "CSC Ch"}, {"csc", "ldlt", "CSC LDL"}, {"csc", "cg", "CSC CG"},
+	{"sks", "cholesky", "SKS Ch"}, {"sks", "ldlt", "SKS LDL"}, {"sks", "cg", "SKS CG"},
+}
+
+// benchResult is one row of `oclsolve bench thesis --json`. Field names are
+// stable: time_s is factorization plus solve (CG: the whole iteration), as
+// the thesis timed its calls; upload, ordering and the CSC symbolic phase
+// are reported apart. thesis_memory_mb uses the thesis's formulas; a skipped
+// combination has skipped set and says why.
+type benchResult struct {
+	System         string  `json:"system"`
+	N              int     `json:"n"`
+	NNZ            int     `json:"nnz"`
+	Method         string  `json:"method"`
+	Format         string  `json:"format"`
+	Variant        string  `json:"variant"`
+	Ordering       string  `json:"ordering,omitempty"`
+	TimeS          float64 `json:"time_s"`
+	UploadS        float64 `json:"upload_s"`
+	OrderingS      float64 `json:"ordering_s"`
+	SymbolicS      float64 `json:"symbolic_s"`
+	TotalS         float64 `json:"total_s"`
+	ThesisMemoryMB float64 `json:"thesis_memory_mb"`
+	DeviceBytes    int64   `json:"device_bytes"`
+	Launches       int64   `json:"kernel_launches"`
+	Iterations     int     `json:"iterations,omitempty"`
+	BackwardError  float64 `json:"backward_error"`
+	Skipped        string  `json:"skipped,omitempty"`
+	Error          string  `json:"error,omitempty"`
+}
+
+func init() {
+	register(&command{
+		name:    "bench",
+		usage:   "thesis [--sizes N,N,...] [--methods gj,cholesky,ldlt,cg] [--formats dense,csc,sks] [--variant thesis|fast|both] [--order auto|none|rcm] [--markdown|--json] INPUTS...",
+		summary: "regenerate the thesis's time and memory tables on the current device",
+		run:     runBench,
+	})
+}
+
+func runBench(args []string) error {
+	if len(args) == 0 || args[0] != "thesis" {
+		return fmt.Errorf("%w: the benchmark suite is `bench thesis`", errUsage)
+	}
+	fs := newFlagSet("bench thesis")
+	sizes := fs.String("sizes", "", "orders for model1/model2 inputs (default: the thesis's orders)")
+	methods := fs.String("methods", "gj,cholesky,ldlt,cg", "methods to run")
+	formats := fs.String("formats", "dense,csc,sks", "formats to run")
+	variant := fs.String("variant", "both", "thesis, fast or both")
+	order := fs.String("order", "auto", "ordering: auto, none or rcm (the thesis used none for Model 1 and RCM for Model 2)")
+	markdown := fs.Bool("markdown", false, "print Markdown tables (the default output)")
+	asJSON := fs.Bool("json", false, "print one JSON array of results")
+	if err := fs.Parse(args[1:]); err != nil {
+		return errUsage
+	}
+	_ = markdown
+	if fs.NArg() == 0 {
+		return fmt.Errorf("%w: name the systems: model1, model2, generator specs or matrix files", errUsage)
+	}
+	variants := []string{"thesis", "fast"}
+	switch *variant {
+	case "both":
+	case "thesis", "fast":
+		variants = []string{*variant}
+	default:
+		return fmt.Errorf("%w: --variant thesis|fast|both", errUsage)
+	}
+	var orders []int
+	if *sizes != "" {
+		for _, s := range strings.Split(*sizes, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(s))
+			if err != nil || n < 1 {
+				return fmt.Errorf("%w: --sizes wants orders, got %q", errUsage, s)
+			}
+			orders = append(orders, n)
+		}
+	}
+	var inputs []string
+	for _, in := range fs.Args() {
+		if def, ok := thesisOrders[in]; ok {
+			list := orders
+			if list == nil {
+				list = def
+			}
+			for _, n := range list {
+				inputs = append(inputs, fmt.Sprintf("%s:%d", in, n))
+			}
+		} else {
+			inputs = append(inputs, in)
+		}
+	}
+	wantM, wantF := splitSet(*methods), splitSet(*formats)
+	dev, err := kernels.Default()
+	if err != nil {
+		return err
+	}
+	info := dev.Info()
+	o := &solveOptions{Order: *order, Seed: 1, Device: dev}
+	if o.Order == "none" {
+		o.Order = sparse.OrderNatural
+	}
+
+	var results []benchResult
+	total := len(inputs) * len(benchColumns) * len(variants)
+	done := 0
+	for _, in := range inputs {
+		fmt.Fprintf(os.Stderr, "bench: building %s\n", in)
+		p, err := loadProblem(in, o)
+		if err != nil {
+			return err
+		}
+		if p.B == nil {
+			p.B, _ = makeRHS("ones", p.N, 1)
+		}
+		for _, col := range benchColumns {
+			for _, v := range variants {
+				done++
+				if !wantM[col.method] || !wantF[col.format] {
+					continue
+				}
+				r := benchResult{System: in, N: p.N, NNZ: p.NNZ, Method: col.method, Format: col.format, Variant: v}
+				if col.format == "dense" {
+					need := int64(sparse.ThesisMemoryDense(p.N))
+					if need > info.GlobalMemBytes || int64(p.N)*int64(p.N)*8 > info.MaxAllocBytes {
+						r.Skipped = fmt.Sprintf("dense storage needs %.2f MB; the device has %.2f MB (max single allocation %.2f MB)",
+							float64(need)/1e6, float64(info.GlobalMemBytes)/1e6, float64(info.MaxAllocBytes)/1e6)
+						r.ThesisMemoryMB = float64(need) / 1e6
+						fmt.Fprintf(os.Stderr, "bench: [%d/%d] %s %s %s %s: skipped (%s)\n", done, total, in, col.label, v, "", r.Skipped)
+						results = append(results, r)
+						continue
+					}
+				}
+				x, rep, err := solver.Run(p.A, p.B, solver.Options{Method: col.method, Format: col.format,
+					Variant: solver.Variant(v), Order: o.Order, Device: dev})
+				if rep != nil {
+					r.Ordering = rep.Ordering
+					r.TimeS = (rep.FactorizeTime + rep.SolveTime).Seconds()
+					r.UploadS, r.OrderingS, r.SymbolicS = rep.UploadTime.Seconds(), rep.OrderingTime.Seconds(), rep.SymbolicTime.Seconds()
+					r.TotalS, r.ThesisMemoryMB, r.DeviceBytes = rep.TotalTime.Seconds(), rep.ThesisMemory/1e6, rep.DeviceBytes
+					r.Launches, r.Iterations = rep.Launches, rep.Iterations
+				}
+				var nc *solver.NotConvergedError
+				if err != nil {
+					r.Error = err.Error()
+				}
+				if x != nil && (err == nil || errors.As(err, &nc)) {
+					r.BackwardError = backwardError(p, x)
+				}
+				status := fmt.Sprintf("%.3f s", r.TimeS)
+				if r.Error != "" {
+					status += " (" + r.Error + ")"
+				}
+				fmt.Fprintf(os.Stderr, "bench: [%d/%d] %s n=%d %s %s: %s\n", done, total, in, p.N, col.label, v, status)
+				results = append(results, r)
+			}
+		}
+	}
+	if *asJSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(results)
+	}
+	printBenchTables(os.Stdout, dev.Name(), results, variants)
+	return nil
+}
+
+func splitSet(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, f := range strings.Split(s, ",") {
+		m[strings.TrimSpace(f)] = true
+	}
+	return m
+}
+
+func backwardError(p *solveProblem, x []float64) float64 {
+	ax := p.matVec(x)
+	var r, bn, xn float64
+	for i := range ax {
+		r = math.Max(r, math.Abs(p.B[i]-ax[i]))
+		bn = math.Max(bn, math.Abs(p.B[i]))
+		xn = math.Max(xn, math.Abs(x[i]))
+	}
+	if d := p.normInf()*xn + bn; d > 0 {
+		return r / d
+	}
+	return 0
+}
+
+// printBenchTables writes the time table (like Tables 11 and 13) and the
+// memory table (like Tables 10 and 12), one row per system, one column per
+// technique; with both variants a cell reads "thesis / fast".
+func printBenchTables(w io.Writer, device string, results []benchResult, variants []string) {
+	type key struct{ system, format, method, variant string }
+	cell := map[key]benchResult{}
+	var systems []string
+	seen := map[string]bool{}
+	ns := map[string]int{}
+	for _, r := range results {
+		cell[key{r.System, r.Format, r.Method, r.Variant}] = r
+		if !seen[r.System] {
+			seen[r.System] = true
+			systems = append(systems, r.System)
+			ns[r.System] = r.N
+		}
+	}
+	header := func(title string) {
+		fmt.Fprintf(w, "\n### %s (%s; variant %s)\n\n| system | n |", title, device, strings.Join(variants, " / "))
+		for _, c := range benchColumns {
+			fmt.Fprintf(w, " %s |", c.label)
+		}
+		fmt.Fprint(w, "\n|---|---:|")
+		for range benchColumns {
+			fmt.Fprint(w, "---:|")
+		}
+		fmt.Fprintln(w)
+	}
+	table := func(title string, val func(benchResult) string) {
+		header(title)
+		for _, s := range systems {
+			fmt.Fprintf(w, "| %s | %d |", s, ns[s])
+			for _, c := range benchColumns {
+				var parts []string
+				for _, v := range variants {
+					r, ok := cell[key{s, c.format, c.method, v}]
+					switch {
+					case !ok:
+						parts = append(parts, "")
+					case r.Skipped != "":
+						parts = append(parts, "skip")
+					case r.Error != "" && r.BackwardError == 0:
+						parts = append(parts, "err")
+					default:
+						parts = append(parts, val(r))
+					}
+				}
+				fmt.Fprintf(w, " %s |", strings.Join(parts, " / "))
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	table("Execution time, s (factorization + solve; CG: all iterations)", func(r benchResult) string { return fmt.Sprintf("%.3f", r.TimeS) })
+	table("Memory by the thesis's formulas, MB", func(r benchResult) string { return fmt.Sprintf("%.2f", r.ThesisMemoryMB) })
+	table("Measured device memory, MB", func(r benchResult) string { return fmt.Sprintf("%.2f", float64(r.DeviceBytes)/1e6) })
+	var notes []string
+	for _, r := range results {
+		if r.Skipped != "" {
+			notes = append(notes, fmt.Sprintf("%s %s %s %s: skipped: %s", r.System, r.Format, r.Method, r.Variant, r.Skipped))
+		} else if r.Error != "" {
+			notes = append(notes, fmt.Sprintf("%s %s %s %s: %s", r.System, r.Format, r.Method, r.Variant, r.Error))
+		}
+	}
+	if len(notes) > 0 {
+		fmt.Fprintln(w, "\nNotes:")
+		for _, n := range notes {
+			fmt.Fprintln(w, "- "+n)
+		}
+	}
+	var worst float64
+	for _, r := range results {
+		worst = math.Max(worst, r.BackwardError)
+	}
+	fmt.Fprintf(w, "\nLargest backward error ||b-Ax||∞/(||A||∞||x||∞+||b||∞): %.2e\n", worst)
+	_ = time.Second
+}
