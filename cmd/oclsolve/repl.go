@@ -34,6 +34,7 @@ func runREPL(args []string) error {
 	return repl.RunTerminal(e, repl.TerminalOptions{
 		HistoryFile: *history,
 		Banner:      repl.Banner(e),
+		Stdin:       os.Stdin,
 		Stdout:      os.Stdout,
 		Stderr:      os.Stderr,
 	})
