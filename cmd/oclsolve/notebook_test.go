@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 )
@@ -78,5 +79,20 @@ func TestNotebookRunFailure(t *testing.T) {
 	}
 	if code := runMain([]string{"notebook", "convert", in}, io.Discard, io.Discard); code != 2 {
 		t.Fatalf("unknown notebook subcommand: exit %d", code)
+	}
+}
+
+// TestNotebookThroughJupyter runs the quickstart through Debian's real
+// Jupyter (jupyter nbconvert --execute) with the oclsolve kernelspec.
+func TestNotebookThroughJupyter(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts Jupyter")
+	}
+	needTool(t, "jupyter-nbconvert", "jupyter-nbconvert")
+	bin := oclsolveBinary(t)
+	cmd := exec.Command("sh", "notebook/testdata/jupyter_nbconvert.sh", bin)
+	cmd.Dir = "../.."
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
 	}
 }

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -30,5 +33,59 @@ func TestREPLDefault(t *testing.T) {
 	}
 	if code := runMain([]string{"repl", "extra"}, os.Stdout, os.Stderr); code != 2 {
 		t.Fatalf("repl with an argument: exit %d", code)
+	}
+}
+
+var (
+	binaryOnce sync.Once
+	binaryPath string
+	binaryErr  error
+)
+
+// oclsolveBinary builds the oclsolve binary once for the tests that drive
+// it from outside: through tmux, and through Jupyter.
+func oclsolveBinary(t *testing.T) string {
+	t.Helper()
+	binaryOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "oclsolve-bin")
+		if err != nil {
+			binaryErr = err
+			return
+		}
+		binaryPath = filepath.Join(dir, "oclsolve")
+		cmd := exec.Command("go", "build", "-o", binaryPath, ".")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			binaryErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if binaryErr != nil {
+		t.Fatal(binaryErr)
+	}
+	return binaryPath
+}
+
+// needTool skips the test when an external tool is missing, except in CI
+// (CI set), where a missing tool is a failure.
+func needTool(t *testing.T, tool, pkg string) {
+	t.Helper()
+	if _, err := exec.LookPath(tool); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s not found (Debian package %s): required in CI", tool, pkg)
+		}
+		t.Skipf("%s not found; install the Debian package %s", tool, pkg)
+	}
+}
+
+// TestREPLThroughTmux types into the terminal REPL under tmux: typing,
+// completion, Ctrl-C, progress, a multi-line function and history.
+func TestREPLThroughTmux(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives a terminal session")
+	}
+	needTool(t, "tmux", "tmux")
+	bin := oclsolveBinary(t)
+	cmd := exec.Command("sh", "../../repl/testdata/tmux_repl.sh", bin)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
 	}
 }
