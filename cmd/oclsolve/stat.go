@@ -39,7 +39,7 @@ import (
 //	                             sparse.OrderAutoProfile
 //	skyline_len_original         profile_original + n (row-envelope skyline length)
 //	skyline_len_rcm              profile_rcm + n
-//	skyline_len_auto             profile + n under ordering_auto_profile
+//	skyline_len_auto             profile + n under ordering_auto (every *_auto field uses ordering_auto)
 //	sks_len_original             length of the thesis SKS layout (column runs with the monotone last-row rule)
 //	sks_len_rcm                  the same after reverse Cuthill–McKee
 //	sks_len_auto                 the same under ordering_auto
@@ -211,13 +211,13 @@ func computeStats(c *sparse.COO) (*matrixStats, error) {
 	st.SKSLenOriginal, st.SKSLenRCM = orig.sksL, r.sksL
 	// The same rules as sparse.Order with OrderAuto (SKS length) and
 	// OrderAutoProfile (profile): RCM only when it is strictly better.
-	st.OrderingAuto, st.SKSLenAuto = sparse.OrderNatural, orig.sksL
+	st.OrderingAuto, st.SKSLenAuto, st.SkylineLenAuto = sparse.OrderNatural, orig.sksL, st.SkylineLenOriginal
 	if r.sksL < orig.sksL {
-		st.OrderingAuto, st.SKSLenAuto = sparse.OrderRCM, r.sksL
+		st.OrderingAuto, st.SKSLenAuto, st.SkylineLenAuto = sparse.OrderRCM, r.sksL, st.SkylineLenRCM
 	}
-	st.OrderingAutoProfile, st.SkylineLenAuto = sparse.OrderNatural, st.SkylineLenOriginal
+	st.OrderingAutoProfile = sparse.OrderNatural
 	if r.prof < orig.prof {
-		st.OrderingAutoProfile, st.SkylineLenAuto = sparse.OrderRCM, st.SkylineLenRCM
+		st.OrderingAutoProfile = sparse.OrderRCM
 	}
 	st.NNZLOriginal, st.NNZLRCM = orig.sym.NNZ, r.sym.NNZ
 	st.FlopsOriginal, st.FlopsRCM = orig.sym.Flops, r.sym.Flops

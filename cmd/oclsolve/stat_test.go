@@ -68,8 +68,10 @@ func TestStatBcsstk16(t *testing.T) {
 	if p := m["profile_rcm"].(float64); p < 0.75*622603 || p > 1.25*622603 {
 		t.Errorf("profile_rcm %v far from SciPy's 622603", p)
 	}
-	if m["ordering_auto"] != "natural" && m["ordering_auto"] != "rcm" {
-		t.Errorf("ordering_auto %v", m["ordering_auto"])
+	// bcsstk16: RCM lengthens both the SKS storage and the profile, so
+	// both automatic choices keep the natural order.
+	if m["ordering_auto"] != "natural" || m["ordering_auto_profile"] != "natural" || m["sks_len_auto"] != m["sks_len_original"] || m["skyline_len_auto"] != m["skyline_len_original"] {
+		t.Errorf("auto: %v %v", m["ordering_auto"], m["ordering_auto_profile"])
 	}
 	for _, k := range []string{"sks_len_original", "sks_len_rcm", "sks_len_auto", "nnz_l_original", "nnz_l_rcm",
 		"flops_original", "flops_rcm", "mem_csc_cg_mb", "mem_csc_factor_original_mb", "mem_csc_factor_rcm_mb",
@@ -87,6 +89,21 @@ func TestStatBcsstk16(t *testing.T) {
 // TestStatOpenFEM writes a matrix as an OpenFEM set and checks that stat
 // accepts both the prefix and the .nz path and reports the same figures as
 // for the Matrix Market file.
+// TestStatAutoDisagrees uses bcsstk38, where the natural order has the
+// smaller profile but RCM the far shorter SKS storage.
+func TestStatAutoDisagrees(t *testing.T) {
+	m := statJSON(t, filepath.Join(sharedMatrices, "bcsstk38.mtx"))
+	if m["n"] != 8032.0 || m["nnz_lower"] != 181746.0 || m["profile_original"] != 1683633.0 || m["bandwidth_original"] != 6029.0 {
+		t.Errorf("INDEX figures: %v %v %v %v", m["n"], m["nnz_lower"], m["profile_original"], m["bandwidth_original"])
+	}
+	if m["ordering_auto"] != "rcm" || m["ordering_auto_profile"] != "natural" {
+		t.Errorf("auto %v, auto by profile %v", m["ordering_auto"], m["ordering_auto_profile"])
+	}
+	if m["sks_len_auto"] != m["sks_len_rcm"] || m["skyline_len_auto"] != m["skyline_len_rcm"] || m["mem_sks_auto_mb"] != m["mem_sks_rcm_mb"] {
+		t.Error("*_auto fields do not follow ordering_auto")
+	}
+}
+
 func TestStatOpenFEM(t *testing.T) {
 	mm := filepath.Join(sharedMatrices, "bcsstk03.mtx")
 	d, err := sparse.ReadMatrixMarketFile(mm)
