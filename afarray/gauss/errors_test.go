@@ -3,6 +3,7 @@ package gauss
 import (
 	"errors"
 	"fmt"
+	"math"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -95,6 +96,18 @@ func TestNotFinite(t *testing.T) {
 		x, _, err := Solve(dev, a, b, opts)
 		if !errors.Is(err, ErrNotFinite) || x != nil {
 			t.Fatalf("x=%v err=%v, want ErrNotFinite", x, err)
+		}
+	})
+}
+
+// A matrix holding NaN is rejected before any work.
+func TestNaNInput(t *testing.T) {
+	dev := testDevice(t)
+	allCases(t, func(t *testing.T, opts Options) {
+		a, b := randomSystem(5, 8, true)
+		a.Set(3, 1, math.NaN())
+		if _, _, err := Solve(dev, a, b, opts); !errors.Is(err, ErrNotFinite) {
+			t.Errorf("err = %v, want ErrNotFinite", err)
 		}
 	})
 }

@@ -3,6 +3,7 @@ package gauss
 import (
 	_ "embed"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/oclsolve/oclsolve/kernels"
@@ -88,22 +89,16 @@ func (lu *LU) Factorize(dev *kernels.Device, a mat.Matrix) error {
 	}
 	ld := kernels.RoundUp(n, nb)
 	host := make([]float64, ld*ld)
-	if d, ok := a.(mat.RawMatrixer); ok {
-		raw := d.RawMatrix()
-		for i := 0; i < n; i++ {
-			copy(host[i*ld:i*ld+n], raw.Data[i*raw.Stride:i*raw.Stride+n])
-		}
-	} else {
-		for i := 0; i < n; i++ {
-			for j := 0; j < n; j++ {
-				host[i*ld+j] = a.At(i, j)
-			}
-		}
+	amax := 0.0
+	for i := 0; i < n; i++ {
+		amax = math.Max(amax, copyRow(host[i*ld:], a, i, n))
 	}
+	if err := checkEntries(amax); err != nil {
+		return err
+	}
+	tol := pivotTolerance(n, epsilon64, amax)
 	// The padding's diagonal matches the matrix's largest entry so that it
 	// never looks like a small pivot.
-	amax := maxAbs(a, n)
-	tol := float64(n) * epsilon64 * amax
 	for i := n; i < ld; i++ {
 		host[i*ld+i] = max(amax, 1)
 	}

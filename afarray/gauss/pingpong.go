@@ -2,6 +2,7 @@ package gauss
 
 import (
 	_ "embed"
+	"math"
 	"time"
 
 	"github.com/oclsolve/oclsolve/kernels"
@@ -85,20 +86,22 @@ func (pp *pingPong) release() {
 // padding columns of the vec4 layout are zero.
 func (pp *pingPong) upload(dev *kernels.Device, a mat.Matrix, b []float64) error {
 	n, stride := pp.n, pp.stride
-	eps := epsilon64
-	if pp.st == imageStorage {
-		eps = epsilon32
-	}
-	pp.tol = pivotTolerance(a, n, eps)
+	amax := 0.0
 	if pp.st == imageStorage {
 		host := make([]float32, n*stride)
+		row64 := make([]float64, n)
 		for i := 0; i < n; i++ {
+			amax = math.Max(amax, copyRow(row64, a, i, n))
 			row := host[i*stride : (i+1)*stride]
-			for j := 0; j < n; j++ {
-				row[j] = float32(a.At(i, j))
+			for j, v := range row64 {
+				row[j] = float32(v)
 			}
 			row[n] = float32(b[i])
 		}
+		if err := checkEntries(amax); err != nil {
+			return err
+		}
+		pp.tol = pivotTolerance(n, epsilon32, amax)
 		for k := range pp.mem {
 			im, err := dev.AllocImage2D(stride, n, 1)
 			if err != nil {
@@ -111,11 +114,13 @@ func (pp *pingPong) upload(dev *kernels.Device, a mat.Matrix, b []float64) error
 	host := make([]float64, n*stride)
 	for i := 0; i < n; i++ {
 		row := host[i*stride : (i+1)*stride]
-		for j := 0; j < n; j++ {
-			row[j] = a.At(i, j)
-		}
+		amax = math.Max(amax, copyRow(row, a, i, n))
 		row[n] = b[i]
 	}
+	if err := checkEntries(amax); err != nil {
+		return err
+	}
+	pp.tol = pivotTolerance(n, epsilon64, amax)
 	for k := range pp.mem {
 		buf, err := dev.Alloc(int64(8 * n * stride))
 		if err != nil {

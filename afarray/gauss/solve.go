@@ -135,20 +135,40 @@ const (
 	epsilon32 = 0x1p-23
 )
 
-// pivotTolerance returns n eps max|a_ij|: a pivot of at most this magnitude
-// means the matrix is singular to working precision (or, without pivoting,
-// that elimination broke down), and is reported as ErrSingular rather than
-// divided by. Exact zeros are not enough: rounding rarely leaves a singular
-// matrix an exactly zero pivot.
-func pivotTolerance(a mat.Matrix, n int, eps float64) float64 {
-	return float64(n) * eps * maxAbs(a, n)
+// pivotTolerance returns n eps amax, amax = max|a_ij|: a pivot of at most
+// this magnitude means the matrix is singular to working precision (or,
+// without pivoting, that elimination broke down), and is reported as
+// ErrSingular rather than divided by. Exact zeros are not enough: rounding
+// rarely leaves a singular matrix an exactly zero pivot.
+func pivotTolerance(n int, eps, amax float64) float64 {
+	return float64(n) * eps * amax
 }
 
-func maxAbs(a mat.Matrix, n int) float64 {
-	m := 0.0
-	for i := 0; i < n; i++ {
+// checkEntries rejects a matrix holding NaN or Inf (amax is the largest
+// magnitude found by copyRow, NaN if any entry is NaN).
+func checkEntries(amax float64) error {
+	if math.IsNaN(amax) || math.IsInf(amax, 0) {
+		return fmt.Errorf("%w: the matrix holds NaN or Inf", ErrNotFinite)
+	}
+	return nil
+}
+
+// copyRow copies row i of the n x n matrix a into dst and returns the
+// largest magnitude in it. A *mat.Dense (any RawMatrixer) is copied
+// directly, other matrices element by element.
+func copyRow(dst []float64, a mat.Matrix, i, n int) float64 {
+	if d, ok := a.(mat.RawMatrixer); ok {
+		raw := d.RawMatrix()
+		copy(dst[:n], raw.Data[i*raw.Stride:i*raw.Stride+n])
+	} else {
 		for j := 0; j < n; j++ {
-			m = math.Max(m, math.Abs(a.At(i, j)))
+			dst[j] = a.At(i, j)
+		}
+	}
+	m := 0.0
+	for _, v := range dst[:n] {
+		if a := math.Abs(v); a > m || a != a {
+			m = a // a NaN entry makes the maximum NaN, and every pivot "zero"
 		}
 	}
 	return m
