@@ -305,11 +305,14 @@ func (c *conversion) compact(mode, nseg int) *compacted {
 	c.launch("bucket", items, int32(items), segOf, keyOf, g.start, count, item, key)
 	sortedItem, sortedKey := c.alloc(items, 4), c.alloc(items, 4)
 	c.launch("rank_segments", items, int32(nseg), segOf, g.start, item, key, sortedItem, sortedKey)
-	head := c.alloc(items, 4)
+	// Buffers that are dead by now are reused: this cuts the peak from 48
+	// to 36 bytes per item, and on a CPU device the first-touch cost of
+	// fresh memory.
+	head := item
 	c.launch("heads", items, int32(items), int32(nseg), segOf, g.start, sortedItem, sortedKey, head)
 	g.hpos = c.alloc(items+1, 4)
 	c.scan(scanAddInt32, items, head, g.hpos)
-	g.useg, g.ukey, g.uval = c.alloc(items, 4), c.alloc(items, 4), c.alloc(items, 8)
+	g.useg, g.ukey, g.uval = key, keyOf, c.alloc(items, 8)
 	c.launch("sum_runs", items, int32(nseg), int32(mode), g.start, head, g.hpos, segOf, sortedItem, sortedKey,
 		m.V.buf, g.useg, g.ukey, g.uval)
 	c.note(g.hpos, items, 4, stDistinct)
