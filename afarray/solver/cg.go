@@ -63,10 +63,11 @@ type CGResult struct {
 // package), with the residual norm read by the host every iteration.
 //
 // Fast variant: x0 = 0, relative tolerance, optional Jacobi
-// preconditioning, two fused launches per iteration for DenseOperator,
-// CSCOperator and SKSOperator made with Fast (the product and the next
-// search direction in one kernel, the vector updates in the other; see
-// cg.cl), and four plus the operator's for any other operator. Dot
+// preconditioning, two fused launches per iteration for CSCOperator and
+// SKSOperator made with Fast (the product and the next search direction in
+// one kernel, the vector updates in the other; see cg.cl), and three plus
+// the operator's product for any other operator (DenseOperator included:
+// there the n² product dominates and fusing gains nothing). Dot
 // products and scalars never leave the device; the host reads a 4-byte
 // flag every CheckEvery iterations and the residual history once at the
 // end.
@@ -176,17 +177,12 @@ func cgFast(op Operator, b *afarray.Array, opts CGOptions) (*afarray.Array, *CGR
 	}
 	start := dev.Launches()
 
-	// Which product: a fused one for this package's fast operators.
+	// Which product: a fused one for this package's fast sparse operators.
+	// A dense product reads n² values against the 6n of the vector work,
+	// so fusing buys nothing there: DenseOperator takes the generic path
+	// with afarray.Gemv.
 	var rp *rowProduct
 	switch o := op.(type) {
-	case *DenseOperator:
-		if o.v == Fast {
-			buf, err := o.a.DeviceBuffer()
-			if err != nil {
-				return nil, nil, err
-			}
-			rp = &rowProduct{fmt: fmtDense, n: n, le: n * n, val: buf, team: teamSize(float64(n))}
-		}
 	case *CSCOperator:
 		if o.v == Fast {
 			rp = &o.p

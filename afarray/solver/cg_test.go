@@ -16,15 +16,19 @@ import (
 // and returns them with the host matrix.
 type cgTestSystem struct {
 	name  string
-	dense *mat.SymDense
+	n     int
+	dense *mat.SymDense // nil above order 5000
 	ops   map[string]Operator
 }
 
 func cgTestBuild(t testing.TB, name string, c *sparse.COO, v Variant) *cgTestSystem {
 	t.Helper()
-	d, err := c.ToSymDense()
-	if err != nil {
-		t.Fatal(err)
+	var d *mat.SymDense
+	if c.Rows <= 5000 {
+		var err error
+		if d, err = c.ToSymDense(); err != nil {
+			t.Fatal(err)
+		}
 	}
 	csc, err := sparse.CSCFromCOO(c)
 	if err != nil {
@@ -44,7 +48,7 @@ func cgTestBuild(t testing.TB, name string, c *sparse.COO, v Variant) *cgTestSys
 		t.Fatal(err)
 	}
 	t.Cleanup(dsks.Release)
-	s := &cgTestSystem{name: name, dense: d, ops: map[string]Operator{}}
+	s := &cgTestSystem{name: name, n: c.Rows, dense: d, ops: map[string]Operator{}}
 	s.ops["csc"], err = NewCSCOperator(dcsc, v)
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +57,7 @@ func cgTestBuild(t testing.TB, name string, c *sparse.COO, v Variant) *cgTestSys
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.SymmetricDim() <= 2000 {
+	if c.Rows <= 2000 {
 		s.ops["dense"], err = NewDenseOperator(denseTestUpload(t, d), v)
 		if err != nil {
 			t.Fatal(err)
@@ -69,7 +73,11 @@ func cgTestBuild(t testing.TB, name string, c *sparse.COO, v Variant) *cgTestSys
 // cgTestRandomSparse returns a random sparse SPD matrix (diagonally
 // dominant) with an irregular profile: empty columns, long columns and a
 // few far entries, so that the index structures see every case.
-func cgTestRandomSparse(n int, seed uint64) *sparse.COO {
+func cgTestRandomSparse(n int, seed uint64) *sparse.COO { return cgTestRandomSparseFar(n, seed, true) }
+
+// cgTestRandomSparseFar is cgTestRandomSparse with the far entries (which
+// make the skyline nearly full) optional.
+func cgTestRandomSparseFar(n int, seed uint64, far bool) *sparse.COO {
 	r := rand.New(rand.NewPCG(seed, 3))
 	c := &sparse.COO{Rows: n, Cols: n, Symmetric: true}
 	rowSum := make([]float64, n)
@@ -83,7 +91,7 @@ func cgTestRandomSparse(n int, seed uint64) *sparse.COO {
 		}
 		for e := 0; e < k; e++ {
 			i := j + 1 + r.IntN(max(1, min(n-j-1, 40)))
-			if r.IntN(10) == 0 {
+			if far && r.IntN(10) == 0 {
 				i = j + 1 + r.IntN(max(1, n-j-1))
 			}
 			if i >= n {
@@ -104,7 +112,19 @@ func cgTestRandomSparse(n int, seed uint64) *sparse.COO {
 	return c
 }
 
-func TestSpMVOperators(t *testing.T) {
+// cgTestTeams runs f with each team size of the row kernels forced, so
+// that the team reductions are tested on any device (PoCL picks 1).
+func cgTestTeams(t *testing.T, f func(t *testing.T)) {
+	defer func() { forceTeam = 0 }()
+	for _, team := range []int{1, 4, 32} {
+		forceTeam = team
+		t.Run("team="+itoa(team), f)
+	}
+}
+
+func TestSpMVOperators(t *testing.T) { cgTestTeams(t, testSpMVOperators) }
+
+func testSpMVOperators(t *testing.T) {
 	systems := map[string]*sparse.COO{
 		"random300": cgTestRandomSparse(300, 1),
 		"random1":   cgTestRandomSparse(1, 2),
@@ -169,7 +189,9 @@ func cgTestTrueResidual(a mat.Symmetric, x, b []float64) float64 {
 	return mat.Norm(&r, 2) / mat.Norm(mat.NewVecDense(n, b), 2)
 }
 
-func TestCGFast(t *testing.T) {
+func TestCGFast(t *testing.T) { cgTestTeams(t, testCGFast) }
+
+func testCGFast(t *testing.T) {
 	cases := []struct {
 		name   string
 		c      *sparse.COO

@@ -1,7 +1,6 @@
 package solver
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/oclsolve/oclsolve/afarray"
@@ -176,7 +175,7 @@ func cgThesis(op Operator, b *afarray.Array, opts CGOptions) (*afarray.Array, *C
 		return fail(&NonFiniteError{Where: "right-hand side", Index: int(flags[statusRHS])})
 	}
 	if math.IsNaN(res.Residual) || math.IsInf(res.Residual, 0) || found(flags[statusOutput]) {
-		return fail(&NonFiniteError{Where: fmt.Sprintf("CG residual (breakdown: is the matrix positive definite?)"), Index: res.Iterations})
+		return fail(&NonFiniteError{Where: "CG residual (breakdown: is the matrix positive definite?)", Index: res.Iterations})
 	}
 	if !res.Converged {
 		return x, res, &NotConvergedError{Iterations: res.Iterations, Residual: res.Residual, Tolerance: tol}

@@ -28,9 +28,8 @@ type Diagonaler interface {
 // DenseOperator is a dense n x n matrix as an Operator. MulVecTo is a
 // general matrix-vector product in both variants (the thesis used
 // ArrayFire's af_matmul; here it is afarray.Gemv, one launch, an item per
-// row with coalesced column reads). The fast CG fuses its own product of a
-// DenseOperator, which reads column i as row i and so assumes symmetry, as
-// CG does anyway.
+// row with loads coalesced across items). The fast CG fuses the same
+// item-per-row product with the forming of the search direction.
 type DenseOperator struct {
 	a *afarray.Array
 	n int

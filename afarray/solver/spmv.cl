@@ -83,14 +83,15 @@ __kernel void sks_spmv_thesis(int step, int n, int le, __global const double *el
 
 // pval is the vector the product multiplies: z + beta*p. Plain products
 // pass (x, x, 0); the fused CG passes the next search direction, formed on
-// the fly so that it needs no launch of its own. Every use goes through
-// this one function so that each item computes bit-identical values.
+// the fly so that it needs no launch of its own (p starts at zero, so
+// beta = 0 is exact). Every use goes through this one function so that each
+// item computes bit-identical values. It has no branch, which lets PoCL
+// vectorize the row loops.
 inline double pval(__global const double *z, __global const double *p, double beta, int j) {
-	return beta == 0 ? z[j] : fma(beta, p[j], z[j]);
+	return fma(beta, p[j], z[j]);
 }
 
 // Formats of row_sum.
-#define FMT_DENSE 0 // val: n x n column-major, symmetric (column i = row i)
 #define FMT_CSC 1   // val=elements, ia=colIdx, ib=rowIdx, ic=row pointers (n+1), id=positions, ie=columns
 #define FMT_SKS 2   // val=elements, ia=index, ib=first
 
@@ -100,10 +101,7 @@ inline double row_sum(int fmt, int n, int le, int i, int lane, int T,
                       __global const int *ic, __global const int *id, __global const int *ie,
                       __global const double *z, __global const double *p, double beta) {
 	double acc = 0;
-	if (fmt == FMT_DENSE) {
-		long o = (long)n * i;
-		for (int j = lane; j < n; j += T) acc += val[o + j] * pval(z, p, beta, j);
-	} else if (fmt == FMT_CSC) {
+	if (fmt == FMT_CSC) {
 		int s = ia[i], cnt = csc_end(n, le, ia, i) - s - 1;
 		if (lane == 0) acc = val[s] * pval(z, p, beta, i);
 		for (int x = lane; x < cnt; x += T) acc += val[s + 1 + x] * pval(z, p, beta, ib[s - i + x]);

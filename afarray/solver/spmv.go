@@ -3,6 +3,7 @@ package solver
 import (
 	_ "embed"
 	"fmt"
+	"strings"
 
 	"github.com/oclsolve/oclsolve/afarray"
 	"github.com/oclsolve/oclsolve/kernels"
@@ -24,9 +25,8 @@ var cgProgram = &programSet{sources: []kernels.Source{
 
 // Formats of row_sum in spmv.cl.
 const (
-	fmtDense = 0
-	fmtCSC   = 1
-	fmtSKS   = 2
+	fmtCSC = 1
+	fmtSKS = 2
 )
 
 // rowProduct describes a format to the fused row kernels: the value buffer,
@@ -41,16 +41,30 @@ type rowProduct struct {
 	team int
 }
 
-// teamSize is the number of items that share a row: the average number of
-// entries a row touches, rounded to a power of two in [1, 64], so that
-// short rows do not leave most of a group idle and long rows are split.
-func teamSize(entriesPerRow float64) int {
+// teamSize is the number of items that share a row. On a GPU it is the
+// average number of entries a row touches, rounded up to a power of two in
+// [1, 32], so that long rows are split over a warp's lanes (coalesced
+// loads of column runs) and short rows do not leave most of it idle. On a
+// CPU device it is 1: PoCL runs a group's items as vector lanes, so an item
+// per row vectorizes across rows, while a team's barrier-separated
+// reduction costs more than it saves. forceTeam (tests) overrides both.
+func teamSize(dev *kernels.Device, entriesPerRow float64) int {
+	if forceTeam > 0 {
+		return forceTeam
+	}
+	if strings.Contains(strings.ToUpper(dev.Info().Type), "CPU") {
+		return 1
+	}
 	t := 1
-	for float64(t) < entriesPerRow && t < 64 {
+	for float64(t) < entriesPerRow && t < 32 {
 		t *= 2
 	}
 	return t
 }
+
+// forceTeam, when positive, fixes the team size (tests use it to cover
+// every path on any device).
+var forceTeam int
 
 // args returns the kernel arguments val, ia..ie.
 func (p *rowProduct) args() []any {
@@ -199,7 +213,7 @@ func NewCSCOperator(m *afarray.CSC, v Variant) (*CSCOperator, error) {
 		bufs = append(bufs, b)
 	}
 	o.p.idx[2], o.p.idx[3], o.p.idx[4] = bufs[0], bufs[1], bufs[2]
-	o.p.team = teamSize(float64(2*o.p.le-n) / float64(n))
+	o.p.team = teamSize(dev, float64(2*o.p.le-n)/float64(n))
 	return o, nil
 }
 
@@ -319,7 +333,7 @@ func NewSKSOperator(m *afarray.SKS, v Variant) (*SKSOperator, error) {
 		return nil, err
 	}
 	o.first, o.p.idx[1] = first, first
-	o.p.team = teamSize(float64(2*o.p.le-m.N) / float64(m.N))
+	o.p.team = teamSize(dev, float64(2*o.p.le-m.N)/float64(m.N))
 	return o, nil
 }
 
