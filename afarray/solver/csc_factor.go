@@ -114,7 +114,7 @@ func (f *cscFactor) factorize(a *afarray.CSC, v Variant) error {
 
 	f.variant, f.n, f.nnzA, f.nnzL = v, h.N, len(h.Elements), len(L.Elements)
 	f.dev = a.Elements.Device()
-	if f.prog, err = cscProgram(f.dev, v, f.ldlt); err != nil {
+	if f.prog, err = cscProgram(f.dev, v); err != nil {
 		return err
 	}
 	if f.status, err = newSparseStatus(f.dev, f.prog); err != nil {

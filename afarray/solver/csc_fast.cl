@@ -18,10 +18,7 @@
 #ifndef CSC_B
 #define CSC_B 32
 #endif
-#ifndef CSC_LDLT
-#define CSC_LDLT 0
-#endif
-#define B CSC_B
+#define B CSC_B // ldlt, an argument of every kernel, selects LDLT at run time
 #define TT 32
 #define TY 8
 
@@ -55,7 +52,7 @@ void csc_load_diag(__global const double *elmL, __global const int *colL, int s0
 // following csc_update copies into place (other groups may still be loading
 // the block).
 __kernel void csc_panel(__global double *elmL, __global const int *colL, int s0, int ns, int m, __global double *dout,
-                        __global int *st) {
+                        __global int *st, int ldlt) {
 	__local double D[B][B + 1];
 	__local int start[B];
 	if (sparse_failed(st))
@@ -64,7 +61,7 @@ __kernel void csc_panel(__global double *elmL, __global const int *colL, int s0,
 	csc_load_diag(elmL, colL, s0, ns, D, start);
 	for (int j = 0; j < ns; j++) {
 		const double d = D[j][j];
-		if (!sparse_pivot_ok(d, CSC_LDLT)) {
+		if (!sparse_pivot_ok(d, ldlt)) {
 			if (get_group_id(0) == 0 && lid == 0)
 				sparse_bad_pivot(st, s0 + j, d);
 			return;
@@ -76,14 +73,9 @@ __kernel void csc_panel(__global double *elmL, __global const int *colL, int s0,
 				D[i][c] -= D[i][j] * (D[c][j] * inv);
 		}
 		barrier(CLK_LOCAL_MEM_FENCE);
-#if CSC_LDLT
-		for (int i = j + 1 + lid; i < ns; i += ls)
-			D[i][j] *= inv;
-#else
-		const double l = sqrt(d);
+		const double l = ldlt ? 1.0 : sqrt(d), sc = ldlt ? inv : 1.0 / l;
 		for (int i = j + lid; i < ns; i += ls)
-			D[i][j] = i == j ? l : D[i][j] / l;
-#endif
+			D[i][j] = i == j ? (ldlt ? d : l) : D[i][j] * sc;
 		barrier(CLK_LOCAL_MEM_FENCE);
 	}
 	if (get_group_id(0) == 0) {
@@ -111,13 +103,8 @@ __kernel void csc_panel(__global double *elmL, __global const int *colL, int s0,
 #pragma unroll
 			for (int k = 0; k < j; k++)
 				s -= x[k] * D[j][k];
-#if CSC_LDLT
-			x[j] = s;
-			elmL[at] = s / D[j][j];
-#else
-			x[j] = s / D[j][j];
-			elmL[at] = x[j];
-#endif
+			x[j] = ldlt ? s : s / D[j][j];
+			elmL[at] = ldlt ? s / D[j][j] : x[j];
 		}
 	}
 }
@@ -144,22 +131,18 @@ inline int csc_slot_of(__global const int *colL, __global const int *rowL, int n
 // (rows and columns), one 32 x 32 tile per group, tiles numbered row by row.
 // With copy set, group 0 first moves the factored block from din into place.
 __kernel void csc_update(__global double *elmL, __global const int *colL, __global const int *rowL, int n, int nnzL,
-                         int s0, int ns, int m, int rb, __global const double *din, int copy, __global int *st) {
+                         int s0, int ns, int m, int rb, __global const double *din, int copy, __global int *st, int ldlt) {
 	__local double Pi[TT][B + 1];
 	__local double Pc[TT][B + 1];
 	__local int start[B];
-#if CSC_LDLT
 	__local double dg[B];
-#endif
 	if (sparse_failed(st))
 		return;
 	const int lid = get_local_id(0), ls = TT * TY;
 	const int g = get_group_id(0);
 	for (int j = lid; j < ns; j += ls) {
 		start[j] = colL[s0 + j];
-#if CSC_LDLT
-		dg[j] = copy ? din[j * B + j] : elmL[start[j]];
-#endif
+		dg[j] = !ldlt ? 1.0 : copy ? din[j * B + j] : elmL[start[j]];
 	}
 	barrier(CLK_LOCAL_MEM_FENCE);
 	if (copy && g == 0)
@@ -183,11 +166,7 @@ __kernel void csc_update(__global double *elmL, __global const int *colL, __glob
 			if (a0 + row < m)
 				vi = elmL[csc_at(start, ns, j, a0 + row)];
 			if (b0 + row < m)
-#if CSC_LDLT
 				vc = elmL[csc_at(start, ns, j, b0 + row)] * dg[j];
-#else
-				vc = elmL[csc_at(start, ns, j, b0 + row)];
-#endif
 		}
 		Pi[row][j] = vi;
 		Pc[row][j] = vc;
@@ -221,7 +200,7 @@ __kernel void csc_update(__global double *elmL, __global const int *colL, __glob
 // out, and item a subtracts its row's contribution from w[R[a]] (w is the
 // work copy of b; distinct rows, so no two items collide).
 __kernel void csc_fwd(__global const double *elmL, __global const int *colL, __global const int *rowL, int s0, int ns,
-                      int m, int rb, __global double *w, __global double *out) {
+                      int m, int rb, __global double *w, __global double *out, int ldlt) {
 	__local double D[B][B + 1];
 	__local int start[B];
 	__local double y[B];
@@ -231,22 +210,18 @@ __kernel void csc_fwd(__global const double *elmL, __global const int *colL, __g
 		y[j] = w[s0 + j];
 	for (int j = 0; j < ns; j++) {
 		barrier(CLK_LOCAL_MEM_FENCE);
-#if !CSC_LDLT
-		if (lid == 0)
-			y[j] /= D[j][j];
-		barrier(CLK_LOCAL_MEM_FENCE);
-#endif
+		if (!ldlt) {
+			if (lid == 0)
+				y[j] /= D[j][j];
+			barrier(CLK_LOCAL_MEM_FENCE);
+		}
 		for (int i = j + 1 + lid; i < ns; i += ls)
 			y[i] -= D[i][j] * y[j];
 	}
 	barrier(CLK_LOCAL_MEM_FENCE);
 	if (get_group_id(0) == 0)
 		for (int j = lid; j < ns; j += ls)
-#if CSC_LDLT
-			out[s0 + j] = y[j] / D[j][j];
-#else
-			out[s0 + j] = y[j];
-#endif
+			out[s0 + j] = ldlt ? y[j] / D[j][j] : y[j];
 	const int a = get_global_id(0);
 	if (a >= m)
 		return;
@@ -260,7 +235,7 @@ __kernel void csc_fwd(__global const double *elmL, __global const int *colL, __g
 // one group of 32 x (local/32) items: dot products of the supernode's
 // columns with x[R], then the transposed triangle.
 __kernel void csc_bwd(__global const double *elmL, __global const int *colL, __global const int *rowL, int s0, int ns,
-                      int m, int rb, __global double *x) {
+                      int m, int rb, __global double *x, int ldlt) {
 	__local double D[B][B + 1];
 	__local int start[B];
 	__local double red[B][33];
@@ -283,11 +258,11 @@ __kernel void csc_bwd(__global const double *elmL, __global const int *colL, __g
 	}
 	for (int j = ns - 1; j >= 0; j--) {
 		barrier(CLK_LOCAL_MEM_FENCE);
-#if !CSC_LDLT
-		if (lid == 0)
-			r[j] /= D[j][j];
-		barrier(CLK_LOCAL_MEM_FENCE);
-#endif
+		if (!ldlt) {
+			if (lid == 0)
+				r[j] /= D[j][j];
+			barrier(CLK_LOCAL_MEM_FENCE);
+		}
 		for (int i = lid; i < j; i += ls)
 			r[i] -= D[j][i] * r[j];
 	}

@@ -36,16 +36,12 @@ var cscFastSource string
 // split, which keeps each part a valid supernode.
 const cscBlock = 32
 
-func cscProgram(dev *kernels.Device, v Variant, ldlt bool) (*kernels.Program, error) {
+func cscProgram(dev *kernels.Device, v Variant) (*kernels.Program, error) {
 	status := kernels.Source{Name: "sks_status.cl", Text: sparseStatusSource}
 	if v == Thesis {
 		return dev.Build("", status, kernels.Source{Name: "csc_thesis.cl", Text: cscThesisSource})
 	}
-	l := 0
-	if ldlt {
-		l = 1
-	}
-	return dev.Build(fmt.Sprintf("-DCSC_B=%d -DCSC_LDLT=%d", cscBlock, l), status, kernels.Source{Name: "csc_fast.cl", Text: cscFastSource})
+	return dev.Build(fmt.Sprintf("-DCSC_B=%d", cscBlock), status, kernels.Source{Name: "csc_fast.cl", Text: cscFastSource})
 }
 
 // cscSupernode is one supernode: columns s0..s0+ns-1, m rows below the
@@ -139,7 +135,7 @@ func (f *cscFactor) fastFactor(elmA *kernels.Buffer, amap []int32) error {
 	}
 	for _, s := range f.supernodes {
 		groups := max(1, (s.m+pl-1)/pl)
-		if err := panel.Launch([]int{groups * pl}, []int{pl}, f.elmL, f.colL, s.s0, s.ns, s.m, f.dscr, f.status.buf); err != nil {
+		if err := panel.Launch([]int{groups * pl}, []int{pl}, f.elmL, f.colL, s.s0, s.ns, s.m, f.dscr, f.status.buf, f.ldltArg()); err != nil {
 			return err
 		}
 		if s.m == 0 {
@@ -151,7 +147,7 @@ func (f *cscFactor) fastFactor(elmA *kernels.Buffer, amap []int32) error {
 			copyDiag = 1
 		}
 		if err := update.Launch([]int{t * (t + 1) / 2 * sksSyrkLocal}, []int{sksSyrkLocal}, f.elmL, f.colL, f.rowL, f.n, f.nnzL,
-			s.s0, s.ns, s.m, s.rb, f.dscr, copyDiag, f.status.buf); err != nil {
+			s.s0, s.ns, s.m, s.rb, f.dscr, copyDiag, f.status.buf, f.ldltArg()); err != nil {
 			return err
 		}
 	}
@@ -177,15 +173,23 @@ func (f *cscFactor) fastSolve(b, x *kernels.Buffer) error {
 	}
 	for _, s := range f.supernodes {
 		groups := max(1, (s.m+fl-1)/fl)
-		if err := fwd.Launch([]int{groups * fl}, []int{fl}, f.elmL, f.colL, f.rowL, s.s0, s.ns, s.m, s.rb, f.work, x); err != nil {
+		if err := fwd.Launch([]int{groups * fl}, []int{fl}, f.elmL, f.colL, f.rowL, s.s0, s.ns, s.m, s.rb, f.work, x, f.ldltArg()); err != nil {
 			return err
 		}
 	}
 	for i := len(f.supernodes) - 1; i >= 0; i-- {
 		s := f.supernodes[i]
-		if err := bwd.Launch([]int{bl}, []int{bl}, f.elmL, f.colL, f.rowL, s.s0, s.ns, s.m, s.rb, x); err != nil {
+		if err := bwd.Launch([]int{bl}, []int{bl}, f.elmL, f.colL, f.rowL, s.s0, s.ns, s.m, s.rb, x, f.ldltArg()); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// ldltArg is the kernels' ldlt argument.
+func (f *cscFactor) ldltArg() int {
+	if f.ldlt {
+		return 1
+	}
+	return 0
 }

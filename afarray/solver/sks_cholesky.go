@@ -23,7 +23,7 @@ import "github.com/oclsolve/oclsolve/afarray"
 // That is about 4n/B launches instead of 4n, and each trailing entry is read
 // and written once per block rather than once per column.
 type SKSCholesky struct {
-	// BlockWidth is the fast variant's block width B: 16, 32 or 64; zero
+	// BlockWidth is the fast variant's block width B: 32 or 64; zero
 	// means DefaultSKSBlockWidth. Set it before Factorize.
 	BlockWidth int
 

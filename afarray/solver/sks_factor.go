@@ -46,16 +46,12 @@ func (f *sksFactor) name() string {
 
 // sksProgram builds (once per device, through the kernels cache) the program
 // of a variant.
-func sksProgram(dev *kernels.Device, v Variant, ldlt bool, width int) (*kernels.Program, error) {
+func sksProgram(dev *kernels.Device, v Variant, width int) (*kernels.Program, error) {
 	srcs := []kernels.Source{{Name: "sks_status.cl", Text: sparseStatusSource}, {Name: "sks_layout.cl", Text: sksLayoutSource}}
 	if v == Thesis {
 		return dev.Build("", append(srcs, kernels.Source{Name: "sks_thesis.cl", Text: sksThesisSource})...)
 	}
-	l := 0
-	if ldlt {
-		l = 1
-	}
-	return dev.Build(fmt.Sprintf("-DSKS_B=%d -DSKS_LDLT=%d", width, l), append(srcs, kernels.Source{Name: "sks_fast.cl", Text: sksFastSource})...)
+	return dev.Build(fmt.Sprintf("-DSKS_B=%d", width), append(srcs, kernels.Source{Name: "sks_fast.cl", Text: sksFastSource})...)
 }
 
 // checkSKS validates the device matrix's shape and returns its host index
@@ -118,8 +114,8 @@ func (f *sksFactor) factorize(a *afarray.SKS, v Variant, width int, copyElements
 	if width == 0 {
 		width = DefaultSKSBlockWidth
 	}
-	if v == Fast && width != 16 && width != 32 && width != 64 {
-		return fmt.Errorf("%w: %s block width %d (want 16, 32 or 64)", ErrUnknown, f.name(), width)
+	if v == Fast && width != 32 && width != 64 {
+		return fmt.Errorf("%w: %s block width %d (want 32 or 64)", ErrUnknown, f.name(), width)
 	}
 	index, err := checkSKS(a)
 	if err != nil {
@@ -127,7 +123,7 @@ func (f *sksFactor) factorize(a *afarray.SKS, v Variant, width int, copyElements
 	}
 	f.variant, f.width, f.n, f.nnz, f.index = v, width, a.N, a.Elements.Len(), index
 	f.dev = a.Elements.Device()
-	if f.prog, err = sksProgram(f.dev, v, f.ldlt, width); err != nil {
+	if f.prog, err = sksProgram(f.dev, v, width); err != nil {
 		return err
 	}
 	if f.status, err = newSparseStatus(f.dev, f.prog); err != nil {

@@ -18,14 +18,12 @@
 // of once per column and makes about 4n/B launches per factorization and
 // solve instead of 4n.
 //
-// SKS_B is the block width, SKS_LDLT selects LDLT (unit L, D on the
-// diagonal). Columns of a block are k0..k0+bs-1 (bs < SKS_B only for the last
+// SKS_B is the block width; the argument ldlt selects LDLT (unit L, D on
+// the diagonal) at run time, so that one program serves both methods (fewer
+// builds: PoCL takes seconds per program). Columns of a block are k0..k0+bs-1 (bs < SKS_B only for the last
 // block).
 #ifndef SKS_B
 #define SKS_B 32
-#endif
-#ifndef SKS_LDLT
-#define SKS_LDLT 0
 #endif
 #define B SKS_B
 #define KC (B < 32 ? B : 32) // block columns per local-memory chunk of sks_syrk
@@ -58,7 +56,7 @@ void sks_load_diag(__global const double *elm, __global const int *idx, int nnz,
 // scratch dout (other groups may still be loading the block from elm), which
 // the following sks_syrk copies into place.
 __kernel void sks_panel(__global double *elm, __global const int *idx, int nnz, int n, int k0, int bs, int R,
-                        __global double *dout, __global int *st) {
+                        __global double *dout, __global int *st, int ldlt) {
 	__local double D[B][B + 1];
 	__local int last[B], start[B];
 	if (sparse_failed(st))
@@ -67,7 +65,7 @@ __kernel void sks_panel(__global double *elm, __global const int *idx, int nnz, 
 	sks_load_diag(elm, idx, nnz, n, k0, bs, D, last, start);
 	for (int j = 0; j < bs; j++) {
 		const double d = D[j][j];
-		if (!sparse_pivot_ok(d, SKS_LDLT)) { // the same d in every item: a uniform exit
+		if (!sparse_pivot_ok(d, ldlt)) { // the same d in every item: a uniform exit
 			if (get_group_id(0) == 0 && lid == 0)
 				sparse_bad_pivot(st, k0 + j, d);
 			return;
@@ -79,14 +77,9 @@ __kernel void sks_panel(__global double *elm, __global const int *idx, int nnz, 
 				D[i][c] -= D[i][j] * (D[c][j] * inv);
 		}
 		barrier(CLK_LOCAL_MEM_FENCE);
-#if SKS_LDLT
-		for (int i = j + 1 + lid; i < bs; i += ls)
-			D[i][j] *= inv;
-#else
-		const double l = sqrt(d);
+		const double l = ldlt ? 1.0 : sqrt(d), sc = ldlt ? inv : 1.0 / l;
 		for (int i = j + lid; i < bs; i += ls)
-			D[i][j] = i == j ? l : D[i][j] / l;
-#endif
+			D[i][j] = i == j ? (ldlt ? d : l) : D[i][j] * sc;
 		barrier(CLK_LOCAL_MEM_FENCE);
 	}
 	if (get_group_id(0) == 0) {
@@ -116,15 +109,9 @@ __kernel void sks_panel(__global double *elm, __global const int *idx, int nnz, 
 #pragma unroll
 			for (int k = 0; k < j; k++)
 				s -= x[k] * D[j][k];
-#if SKS_LDLT
-			x[j] = s;
+			x[j] = ldlt ? s : s / D[j][j];
 			if (stored)
-				elm[at] = s / D[j][j];
-#else
-			x[j] = s / D[j][j];
-			if (stored)
-				elm[at] = x[j];
-#endif
+				elm[at] = ldlt ? s / D[j][j] : x[j];
 		}
 	}
 }
@@ -134,13 +121,11 @@ __kernel void sks_panel(__global double *elm, __global const int *idx, int nnz, 
 // numbered row by row through the lower triangle). With copy set, group 0
 // first moves the factored diagonal block from the scratch din into place.
 __kernel void sks_syrk(__global double *elm, __global const int *idx, int nnz, int n, int k0, int bs, int R,
-                       __global const double *din, int copy, __global int *st) {
+                       __global const double *din, int copy, __global int *st, int ldlt) {
 	__local double Pi[TT][KC + 1];
 	__local double Pc[TT][KC + 1];
 	__local int last[B], start[B];
-#if SKS_LDLT
 	__local double dg[B];
-#endif
 	if (sparse_failed(st))
 		return;
 	const int lid = get_local_id(0), ls = TT * TY;
@@ -148,9 +133,7 @@ __kernel void sks_syrk(__global double *elm, __global const int *idx, int nnz, i
 	for (int j = lid; j < bs; j += ls) {
 		last[j] = sks_last(idx, n, nnz, k0 + j);
 		start[j] = idx[k0 + j];
-#if SKS_LDLT
-		dg[j] = copy ? din[j * B + j] : elm[start[j]];
-#endif
+		dg[j] = !ldlt ? 1.0 : copy ? din[j * B + j] : elm[start[j]];
 	}
 	barrier(CLK_LOCAL_MEM_FENCE);
 	if (copy && g == 0)
@@ -180,11 +163,7 @@ __kernel void sks_syrk(__global double *elm, __global const int *idx, int nnz, i
 				if (ri <= R && ri <= last[j])
 					vi = elm[start[j] + ri - k0 - j];
 				if (rc <= R && rc <= last[j])
-#if SKS_LDLT
 					vc = elm[start[j] + rc - k0 - j] * dg[j];
-#else
-					vc = elm[start[j] + rc - k0 - j];
-#endif
 			}
 			Pi[row][jj] = vi;
 			Pc[row][jj] = vc;
@@ -214,7 +193,7 @@ __kernel void sks_syrk(__global double *elm, __global const int *idx, int nnz, i
 // row's contribution from w[i], i in k1..R. w is the work copy of b; out is a
 // separate vector because other groups still read w's block entries.
 __kernel void sks_fwd(__global const double *elm, __global const int *idx, int nnz, int n, int k0, int bs, int R,
-                      __global double *w, __global double *out) {
+                      __global double *w, __global double *out, int ldlt) {
 	__local double D[B][B + 1];
 	__local int last[B], start[B];
 	__local double y[B];
@@ -224,22 +203,18 @@ __kernel void sks_fwd(__global const double *elm, __global const int *idx, int n
 		y[j] = w[k0 + j];
 	for (int j = 0; j < bs; j++) {
 		barrier(CLK_LOCAL_MEM_FENCE);
-#if !SKS_LDLT
-		if (lid == 0)
-			y[j] /= D[j][j];
-		barrier(CLK_LOCAL_MEM_FENCE);
-#endif
+		if (!ldlt) {
+			if (lid == 0)
+				y[j] /= D[j][j];
+			barrier(CLK_LOCAL_MEM_FENCE);
+		}
 		for (int i = j + 1 + lid; i < bs; i += ls)
 			y[i] -= D[i][j] * y[j];
 	}
 	barrier(CLK_LOCAL_MEM_FENCE);
 	if (get_group_id(0) == 0)
 		for (int j = lid; j < bs; j += ls)
-#if SKS_LDLT
-			out[k0 + j] = y[j] / D[j][j];
-#else
-			out[k0 + j] = y[j];
-#endif
+			out[k0 + j] = ldlt ? y[j] / D[j][j] : y[j];
 	const int i = k0 + bs + get_global_id(0);
 	if (i > R)
 		return;
@@ -255,7 +230,7 @@ __kernel void sks_fwd(__global const double *elm, __global const int *idx, int n
 // forms the block's dot products with the rows k1..R in local memory, then
 // solves the transposed triangle.
 __kernel void sks_bwd(__global const double *elm, __global const int *idx, int nnz, int n, int k0, int bs, int R,
-                      __global double *x) {
+                      __global double *x, int ldlt) {
 	__local double D[B][B + 1];
 	__local int last[B], start[B];
 	__local double red[B][33];
@@ -279,11 +254,11 @@ __kernel void sks_bwd(__global const double *elm, __global const int *idx, int n
 	}
 	for (int j = bs - 1; j >= 0; j--) {
 		barrier(CLK_LOCAL_MEM_FENCE);
-#if !SKS_LDLT
-		if (lid == 0)
-			r[j] /= D[j][j];
-		barrier(CLK_LOCAL_MEM_FENCE);
-#endif
+		if (!ldlt) {
+			if (lid == 0)
+				r[j] /= D[j][j];
+			barrier(CLK_LOCAL_MEM_FENCE);
+		}
 		for (int i = lid; i < j; i += ls)
 			r[i] -= D[j][i] * r[j];
 	}

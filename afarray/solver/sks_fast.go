@@ -65,7 +65,7 @@ func (f *sksFactor) fastFactor() error {
 	for _, b := range f.blocks() {
 		m := b.r - (b.k0 + b.bs) + 1 // panel rows below the block
 		groups := max(1, (m+pl-1)/pl)
-		if err := panel.Launch([]int{groups * pl}, []int{pl}, f.elm, f.idx, f.nnz, f.n, b.k0, b.bs, b.r, f.dscr, f.status.buf); err != nil {
+		if err := panel.Launch([]int{groups * pl}, []int{pl}, f.elm, f.idx, f.nnz, f.n, b.k0, b.bs, b.r, f.dscr, f.status.buf, f.ldltArg()); err != nil {
 			return err
 		}
 		if m <= 0 {
@@ -76,7 +76,7 @@ func (f *sksFactor) fastFactor() error {
 		if groups > 1 {
 			copyDiag = 1
 		}
-		if err := syrk.Launch([]int{t * (t + 1) / 2 * sksSyrkLocal}, []int{sksSyrkLocal}, f.elm, f.idx, f.nnz, f.n, b.k0, b.bs, b.r, f.dscr, copyDiag, f.status.buf); err != nil {
+		if err := syrk.Launch([]int{t * (t + 1) / 2 * sksSyrkLocal}, []int{sksSyrkLocal}, f.elm, f.idx, f.nnz, f.n, b.k0, b.bs, b.r, f.dscr, copyDiag, f.status.buf, f.ldltArg()); err != nil {
 			return err
 		}
 	}
@@ -107,15 +107,23 @@ func (f *sksFactor) fastSolve(b, x *kernels.Buffer) error {
 	for _, b := range blocks {
 		m := b.r - (b.k0 + b.bs) + 1
 		groups := max(1, (m+fl-1)/fl)
-		if err := fwd.Launch([]int{groups * fl}, []int{fl}, f.elm, f.idx, f.nnz, f.n, b.k0, b.bs, b.r, f.work, x); err != nil {
+		if err := fwd.Launch([]int{groups * fl}, []int{fl}, f.elm, f.idx, f.nnz, f.n, b.k0, b.bs, b.r, f.work, x, f.ldltArg()); err != nil {
 			return err
 		}
 	}
 	for i := len(blocks) - 1; i >= 0; i-- {
 		b := blocks[i]
-		if err := bwd.Launch([]int{bl}, []int{bl}, f.elm, f.idx, f.nnz, f.n, b.k0, b.bs, b.r, x); err != nil {
+		if err := bwd.Launch([]int{bl}, []int{bl}, f.elm, f.idx, f.nnz, f.n, b.k0, b.bs, b.r, x, f.ldltArg()); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// ldltArg is the kernels' ldlt argument.
+func (f *sksFactor) ldltArg() int {
+	if f.ldlt {
+		return 1
+	}
+	return 0
 }

@@ -12,7 +12,7 @@ import "github.com/oclsolve/oclsolve/afarray"
 // SKSCholesky (the thesis variant is §4.9: 2n-1 launches to factor, one more
 // than the thesis because it also checks the last pivot, and 2n to solve).
 type SKSLDLT struct {
-	// BlockWidth is the fast variant's block width B: 16, 32 or 64; zero
+	// BlockWidth is the fast variant's block width B: 32 or 64; zero
 	// means DefaultSKSBlockWidth. Set it before Factorize.
 	BlockWidth int
 

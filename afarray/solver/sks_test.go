@@ -116,7 +116,7 @@ func TestSKSRandom(t *testing.T) {
 			for _, v := range sparseVariants {
 				widths := []int{0}
 				if v == Fast {
-					widths = []int{16, 32, 64}
+					widths = []int{32, 64}
 				}
 				for _, w := range widths {
 					label := fmt.Sprintf("n=%d bw=%d %s %s B=%d", cs.n, cs.bw, sksMethod(ldlt), v, w)
@@ -143,8 +143,7 @@ var sksMatrices = []struct {
 }{
 	{"LFAT5", true, true}, {"LF10", true, true}, {"bcsstk01", true, true}, {"mesh1e1", true, true},
 	{"bcsstk02", true, true}, {"nos4", true, true}, {"bcsstk03", true, true}, {"lund_a", true, true},
-	{"nos3", true, true}, {"bcsstk13", false, false}, {"bcsstk24", false, false}, {"bcsstk15", false, false},
-	{"msc04515", false, false}, {"crystm01", false, false}, {"bcsstk16", false, false},
+	{"nos3", true, true}, {"bcsstk13", false, false}, {"bcsstk24", false, false}, {"bcsstk16", false, false},
 }
 
 // TestSKSMatrices solves the real SPD test matrices (ordered for the
@@ -247,7 +246,7 @@ func TestSKSZeroPivot(t *testing.T) {
 // alone.
 func TestSKSReuse(t *testing.T) {
 	sparseDevice(t)
-	c := sparseLoad(t, "nos3", sparse.OrderAuto)
+	c := sparseLoad(t, "lund_a", sparse.OrderAuto)
 	for _, ldlt := range []bool{false, true} {
 		for _, v := range sparseVariants {
 			label := sksMethod(ldlt) + " " + string(v)
