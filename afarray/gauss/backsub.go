@@ -27,11 +27,11 @@ type triangle struct {
 	tol       float64 // diagonal entries of at most this magnitude count as zero
 }
 
-// Work-group sizes of the triangular solve kernels.
-const (
-	trsvBlockLocal  = 256 // one work-group walks a whole tile
-	trsvUpdateLocal = 64  // one work-group per row of the GEMV update
-)
+// Work-group sizes of the triangular solve kernels. trsvBlockLocal is a
+// variable only so that a benchmark can compare sizes.
+var trsvBlockLocal = 256 // one work-group walks a whole tile
+
+const trsvUpdateLocal = 64 // one work-group per row of the GEMV update
 
 // tileRows returns the back-substitution tile: the number of rows whose 2T
 // values fit the device's local memory, at most n, at most requested when

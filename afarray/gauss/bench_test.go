@@ -154,3 +154,37 @@ func BenchmarkLUPhases(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkTriangularSolve compares the back-substitution's work-group size
+// (the documents: larger should be faster) on the ping-pong buffer variant,
+// and the tile height of the blocked LU's triangular solves.
+func BenchmarkTriangularSolve(b *testing.B) {
+	defer func(v int) { trsvBlockLocal = v }(trsvBlockLocal)
+	for _, local := range []int{128, 256, 512, 1024} {
+		b.Run(fmt.Sprintf("pingpong/local=%d/n=2047", local), func(b *testing.B) {
+			trsvBlockLocal = local
+			benchSolve(b, 2047, Options{Variant: VariantBuffer, Pivot: true})
+		})
+	}
+	for _, local := range []int{128, 256, 512} {
+		for _, tile := range []int{64, 128, 256, 512, 2048} {
+			b.Run(fmt.Sprintf("blocked/local=%d/tile=%d/n=8192", local, tile), func(b *testing.B) {
+				trsvBlockLocal = local
+				dev := testDevice(b)
+				a, rhs := randomSystem(8192, 8192, false)
+				lu := LU{SolveTile: tile}
+				if err := lu.Factorize(dev, a); err != nil {
+					b.Fatal(err)
+				}
+				defer lu.Release()
+				x := make([]float64, len(rhs))
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					if err := lu.SolveVecTo(x, rhs); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}

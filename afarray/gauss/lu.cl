@@ -22,6 +22,14 @@
 #define NB 64
 #endif
 
+// Unrolling the triangular solve keeps x in registers on a GPU; on a CPU
+// (PoCL) it only makes the compiler slow.
+#ifdef GAUSS_GPU
+#define TRSM_UNROLL _Pragma("unroll")
+#else
+#define TRSM_UNROLL
+#endif
+
 #define IDX(r, c) ((size_t)(r) * (size_t)N + (size_t)(c))
 
 // lu_panel_step performs step j (column c = k + j) of the panel
@@ -218,10 +226,10 @@ __kernel void lu_swap_trsm(const int N, const int k, __global double *A, __globa
 	if (c < k)
 		return;
 	double x[NB];
-#pragma unroll
+	TRSM_UNROLL
 	for (int i = 0; i < NB; ++i) {
 		double v = A[IDX(k + i, c)];
-#pragma unroll
+		TRSM_UNROLL
 		for (int j = 0; j < i; ++j)
 			v -= L11[i * NB + j] * x[j];
 		x[i] = v;

@@ -40,7 +40,8 @@ type Options struct {
 	// when 2n values fit, as in the documents); tests set it small to
 	// exercise the tiled path.
 	BackSubTile int
-	// BlockSize is the panel width of the blocked LU; zero means 64.
+	// BlockSize is the panel width of the blocked LU; zero means
+	// DefaultBlockSize on a GPU, 16 on other devices.
 	BlockSize int
 }
 
@@ -59,6 +60,7 @@ type Report struct {
 
 	Launches     int64 // kernels enqueued
 	BackSubTiles int   // back-substitution tiles (1 when 2n values fit in local memory)
+	BlockSize    int   // panel width of the blocked LU (0 for the other variants)
 	// GFlops is the rate of the nominal 2/3 n^3 + 2 n^2 operations over Total.
 	GFlops float64
 }

@@ -56,7 +56,7 @@ func runGauss(p *solveProblem, o *solveOptions) (*solveOutcome, error) {
 	case gauss.VariantImage:
 		notes = append(notes, "image variant: float32 textures, accuracy of float32")
 	case gauss.VariantBlocked:
-		notes = append(notes, fmt.Sprintf("blocked LU, panel width %d", gauss.DefaultBlockSize))
+		notes = append(notes, fmt.Sprintf("blocked LU, panel width %d", rep.BlockSize))
 	default:
 		notes = append(notes, "ping-pong elimination, one launch per pivot step")
 	}
