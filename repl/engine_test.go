@@ -323,3 +323,25 @@ func TestSplitPackageClause(t *testing.T) {
 		t.Fatal("statements taken for a program")
 	}
 }
+
+// FuzzSourceScanning checks the token-level helpers on arbitrary input:
+// they never panic, IsComplete answers one of its three words, and a
+// history entry never spans lines.
+func FuzzSourceScanning(f *testing.F) {
+	for _, s := range []string{"x := 1", "func f() {\n\treturn\n}", "a := []int{\n1,\n}", "s := `a\nb`", "}", "// c\npackage main", `import ("fmt"; "os")`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		switch IsComplete(src) {
+		case Complete, Incomplete, Invalid:
+		default:
+			t.Fatalf("IsComplete(%q) answered something else", src)
+		}
+		if h := historyEntry(src); strings.Count(src, "\n") > 0 && strings.Contains(h, "\n") && !strings.Contains(src, "`") {
+			t.Fatalf("historyEntry(%q) = %q spans lines", src, h)
+		}
+		splitPackageClause(src)
+		endsWithPrint(src)
+		checkImports(src)
+	})
+}
