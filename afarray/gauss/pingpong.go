@@ -2,6 +2,7 @@ package gauss
 
 import (
 	_ "embed"
+	"fmt"
 	"math"
 	"time"
 
@@ -202,6 +203,10 @@ func solvePingPong(dev *kernels.Device, a mat.Matrix, b []float64, n int, opts O
 		return nil, nil, err
 	}
 	pp := &pingPong{st: st, n: n, stride: st.stride(n)}
+	if int64(n)*int64(pp.stride) > math.MaxInt32 {
+		// The ping-pong kernels index with 32-bit ints, as the documents do.
+		return nil, nil, fmt.Errorf("%w: order %d is too large for the %s variant (use %s)", ErrShape, n, st.name(), VariantBlocked)
+	}
 	defer pp.release()
 	if err := pp.upload(dev, a, b); err != nil {
 		return nil, nil, err

@@ -53,7 +53,7 @@ type Report struct {
 	Pivot   bool
 	N       int // number of unknowns
 
-	Upload           time.Duration // host packing and transfer to the device
+	Upload           time.Duration // program build (first use only), host packing, transfer to the device
 	Eliminate        time.Duration // elimination, or LU factorization
 	BackSubstitution time.Duration // triangular solve(s) and reading x back
 	Total            time.Duration
