@@ -2,8 +2,11 @@ package solver
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/oclsolve/oclsolve/afarray"
 )
@@ -22,7 +25,7 @@ func BenchmarkDense(b *testing.B) {
 		sizes = []int{1024, 4096, 8192}
 	}
 	for _, n := range sizes {
-		a, err := afarray.FromDense(denseTestSPD(n, 1))
+		a, err := afarray.FromDense(benchSPD(n, 1))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -80,4 +83,19 @@ func BenchmarkDense(b *testing.B) {
 		rhs.Release()
 		dst.Release()
 	}
+}
+
+// benchSPD returns a random symmetric, diagonally dominant (so positive
+// definite) matrix in O(n²) host time: denseTestSPD's M Mᵀ costs O(n³),
+// minutes at the large sizes.
+func benchSPD(n int, seed uint64) *mat.SymDense {
+	r := rand.New(rand.NewPCG(seed, 5))
+	a := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < i; j++ {
+			a.SetSym(i, j, r.Float64()*2-1)
+		}
+		a.SetSym(i, i, float64(n)+r.Float64())
+	}
+	return a
 }
