@@ -58,6 +58,25 @@ vet: gomod
 test: deps-test build vet
 	$(GO) test -count=1 -timeout 12m ./...
 
+# notebooks runs every notebook at $(OCLSOLVE_SCALE) (small by default; thesis or large on a
+# GPU) in-process and through Debian's Jupyter with our kernelspec. Outputs go to
+# .cache/notebooks; the committed notebooks stay without outputs.
+OCLSOLVE_SCALE ?= small
+export OCLSOLVE_SCALE
+notebooks: deps-test build
+	@mkdir -p .cache/notebooks .cache/jupyter
+	@for nb in notebooks/*.ipynb; do \
+		echo "== $$nb (oclsolve notebook run, scale $(OCLSOLVE_SCALE))"; \
+		$(BIN) notebook run -q $$nb .cache/notebooks/$$(basename $$nb) || exit 1; \
+	done
+	@$(BIN) kernel install --prefix $(CURDIR)/.cache/jupyter >/dev/null
+	@for nb in notebooks/*.ipynb; do \
+		echo "== $$nb (jupyter nbconvert --execute)"; \
+		JUPYTER_PATH=$(CURDIR)/.cache/jupyter/share/jupyter /usr/bin/python3 -m jupyter nbconvert --to notebook --execute \
+			--ExecutePreprocessor.kernel_name=oclsolve --ExecutePreprocessor.timeout=-1 \
+			--output-dir .cache/jupyter/out $$nb || exit 1; \
+	done
+
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./...
 
