@@ -102,10 +102,29 @@ func (lu *LU) Factorize(dev *kernels.Device, a mat.Matrix) error {
 		return err
 	}
 	ld := kernels.RoundUp(n, nb)
-	host := make([]float64, ld*ld)
-	amax := 0.0
-	for i := 0; i < n; i++ {
-		amax = math.Max(amax, copyRow(host[i*ld:], a, i, n))
+	var host []float64
+	var amax float64
+	if raw, ok := a.(mat.RawMatrixer); ok && ld == n && raw.RawMatrix().Stride == n {
+		// Already in the device layout: no copy, only the scan.
+		host = raw.RawMatrix().Data[:n*n]
+		amax = packRows(n, func(i0, i1 int) float64 {
+			m := 0.0
+			for _, v := range host[i0*n : i1*n] {
+				if av := math.Abs(v); av > m || av != av {
+					m = av // a NaN entry makes the maximum NaN
+				}
+			}
+			return m
+		})
+	} else {
+		host = make([]float64, ld*ld)
+		amax = packRows(n, func(i0, i1 int) float64 {
+			m := 0.0
+			for i := i0; i < i1; i++ {
+				m = math.Max(m, copyRow(host[i*ld:], a, i, n))
+			}
+			return m
+		})
 	}
 	if err := checkEntries(amax); err != nil {
 		return err

@@ -90,18 +90,21 @@ func (pp *pingPong) release() {
 // padding columns of the vec4 layout are zero.
 func (pp *pingPong) upload(dev *kernels.Device, a mat.Matrix, b []float64) error {
 	n, stride := pp.n, pp.stride
-	amax := 0.0
 	if pp.st == imageStorage {
 		host := make([]float32, n*stride)
-		row64 := make([]float64, n)
-		for i := 0; i < n; i++ {
-			amax = math.Max(amax, copyRow(row64, a, i, n))
-			row := host[i*stride : (i+1)*stride]
-			for j, v := range row64 {
-				row[j] = float32(v)
+		amax := packRows(n, func(i0, i1 int) float64 {
+			m := 0.0
+			row64 := make([]float64, n)
+			for i := i0; i < i1; i++ {
+				m = math.Max(m, copyRow(row64, a, i, n))
+				row := host[i*stride : (i+1)*stride]
+				for j, v := range row64 {
+					row[j] = float32(v)
+				}
+				row[n] = float32(b[i])
 			}
-			row[n] = float32(b[i])
-		}
+			return m
+		})
 		if err := checkEntries(amax); err != nil {
 			return err
 		}
@@ -116,11 +119,15 @@ func (pp *pingPong) upload(dev *kernels.Device, a mat.Matrix, b []float64) error
 		return pp.mem[0].(*kernels.Image).Write(host)
 	}
 	host := make([]float64, n*stride)
-	for i := 0; i < n; i++ {
-		row := host[i*stride : (i+1)*stride]
-		amax = math.Max(amax, copyRow(row, a, i, n))
-		row[n] = b[i]
-	}
+	amax := packRows(n, func(i0, i1 int) float64 {
+		m := 0.0
+		for i := i0; i < i1; i++ {
+			row := host[i*stride : (i+1)*stride]
+			m = math.Max(m, copyRow(row, a, i, n))
+			row[n] = b[i]
+		}
+		return m
+	})
 	if err := checkEntries(amax); err != nil {
 		return err
 	}

@@ -3,6 +3,8 @@ package gauss
 import (
 	"fmt"
 	"math"
+	"runtime"
+	"sync"
 	"time"
 
 	"github.com/oclsolve/oclsolve/kernels"
@@ -155,6 +157,33 @@ func checkEntries(amax float64) error {
 	return nil
 }
 
+// packRows runs pack on consecutive row ranges [i0, i1) covering 0..n-1,
+// in parallel on the host's cores (packing a matrix of order 8192 is a
+// 512 MB copy), and returns the largest value pack returned, NaN if any was.
+func packRows(n int, pack func(i0, i1 int) float64) float64 {
+	workers := min(runtime.GOMAXPROCS(0), max(1, n/64))
+	chunk := (n + workers - 1) / workers
+	res := make([]float64, workers)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		i0, i1 := w*chunk, min(n, (w+1)*chunk)
+		if i0 >= i1 {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res[w] = pack(i0, i1)
+		}()
+	}
+	wg.Wait()
+	m := 0.0
+	for _, v := range res {
+		m = math.Max(m, v) // math.Max keeps a NaN
+	}
+	return m
+}
+
 // copyRow copies row i of the n x n matrix a into dst and returns the
 // largest magnitude in it. A *mat.Dense (any RawMatrixer) is copied
 // directly, other matrices element by element.
@@ -169,8 +198,8 @@ func copyRow(dst []float64, a mat.Matrix, i, n int) float64 {
 	}
 	m := 0.0
 	for _, v := range dst[:n] {
-		if a := math.Abs(v); a > m || a != a {
-			m = a // a NaN entry makes the maximum NaN, and every pivot "zero"
+		if av := math.Abs(v); av > m || av != av {
+			m = av // a NaN entry makes the maximum NaN (see checkEntries)
 		}
 	}
 	return m
