@@ -68,8 +68,10 @@ func (t triangle) gather(prog *kernels.Program, rhsCol int, x *kernels.Buffer) e
 // its unknowns are removed from the rows still to solve by a GEMV over many
 // work-groups (trsv_update). With tile >= n this is one launch, the
 // documents' back-substitution. It returns the number of tiles. Zero
-// diagonal entries (unless unit) are recorded in status.
-func (t triangle) solve(prog *kernels.Program, x, status *kernels.Buffer, upper, unit bool, tile int) (int, error) {
+// diagonal entries (unless unit) are recorded in status. With cache (and
+// when tile*tile more values fit local memory) each tile's triangle is
+// staged in local memory first.
+func (t triangle) solve(dev *kernels.Device, prog *kernels.Program, x, status *kernels.Buffer, upper, unit bool, tile int, cache bool) (int, error) {
 	blk, err := prog.Kernel("trsv_block")
 	if err != nil {
 		return 0, err
@@ -85,11 +87,16 @@ func (t triangle) solve(prog *kernels.Program, x, status *kernels.Buffer, upper,
 	if t.elem == 4 {
 		tol = float32(t.tol)
 	}
+	cached := 0
+	if cache && int64((2*tile+tile*tile)*t.elem) <= dev.Info().LocalMemBytes-1024 {
+		cached = 1
+	}
 	tiles := 0
 	launchBlock := func(r0, r1 int) error {
 		tiles++
+		T := r1 - r0
 		return blk.Launch([]int{bl}, []int{bl}, t.even, t.odd, t.stride, t.mode, t.n, up, un, r0, r1, x, status, tol,
-			kernels.Local(2*(r1-r0)*t.elem))
+			cached, kernels.Local((2*T+cached*T*T)*t.elem))
 	}
 	launchUpdate := func(r0, r1, rows int) error {
 		return upd.Launch([]int{ul, rows}, []int{ul, 1}, t.even, t.odd, t.stride, t.mode, t.n, up, r0, r1, x,

@@ -33,9 +33,9 @@ const (
 	// compute unit, each owning at least luPanelRowsPerGroup rows.
 	luPanelGroupsPerCU  = 2
 	luPanelRowsPerGroup = 32
-	luSwapLocal         = 64  // columns per work-group of the exchange + triangular solve
-	luGemmTile          = 64  // output tile edge of the update (16 x 16 work-items)
-	luSolveTile         = 128 // rows per launch of the triangular solves (64-128 fastest on an H200 at n = 8192)
+	luSwapLocal         = 64 // columns per work-group of the exchange + triangular solve
+	luGemmTile          = 64 // output tile edge of the update (16 x 16 work-items)
+	luSolveTile         = 64 // rows per launch of the triangular solves, each staged in local memory
 )
 
 // LU is the LU factorization P A = L U of a square matrix, computed and kept
@@ -361,11 +361,11 @@ func (lu *LU) solveVec(dst, b []float64) (int, error) {
 		tile = luSolveTile
 	}
 	tile = tileRows(lu.dev, lu.ld, 8, tile)
-	t1, err := tri.solve(lu.prog, x, status, false, true, tile)
+	t1, err := tri.solve(lu.dev, lu.prog, x, status, false, true, tile, true)
 	if err != nil {
 		return 0, errKernel("forward substitution", err)
 	}
-	t2, err := tri.solve(lu.prog, x, status, true, false, tile)
+	t2, err := tri.solve(lu.dev, lu.prog, x, status, true, false, tile, true)
 	if err != nil {
 		return 0, errKernel("back-substitution", err)
 	}

@@ -259,7 +259,7 @@ func solvePingPong(dev *kernels.Device, a mat.Matrix, b []float64, n int, opts O
 		return nil, nil, errKernel("trsv_gather", err)
 	}
 	tile := tileRows(dev, n, tri.elem, opts.BackSubTile)
-	if rep.BackSubTiles, err = tri.solve(prog, xb, status, true, false, tile); err != nil {
+	if rep.BackSubTiles, err = tri.solve(dev, prog, xb, status, true, false, tile, false); err != nil {
 		return nil, nil, errKernel("back-substitution", err)
 	}
 	x := make([]float64, n)

@@ -49,21 +49,33 @@ __kernel void trsv_gather(MAT_ARG even, MAT_ARG odd, const int stride, const int
 //
 // A diagonal entry of magnitude at most tol (when !unit) is recorded in
 // status as a zero pivot.
+//
+// With cached, the local buffer holds T*T more values: the tile's triangle
+// is loaded once, coalesced, so that the row walk reads no global memory
+// (the blocked LU's small tiles; the documents' variants pass 0).
 __kernel void trsv_block(MAT_ARG even, MAT_ARG odd, const int stride, const int mode, const int nrows,
                          const int upper, const int unit, const int r0, const int r1,
-                         __global REAL *x, __global int *status, const REAL tol, __local REAL *lmem) {
+                         __global REAL *x, __global int *status, const REAL tol, const int cached,
+                         __local REAL *lmem) {
 	SAMPLER;
 	const int li = get_local_id(0), n_li = get_local_size(0);
 	const int T = r1 - r0;
 	__local REAL *red = lmem;   // products, then partial sums
 	__local REAL *sol = lmem + T; // the tile's unknowns
+	__local REAL *tile = lmem + 2 * T;
+	if (cached) {
+		for (int e = li; e < T * T; e += n_li)
+			tile[e] = LOAD(r0 + e / T, r0 + e % T);
+		barrier(CLK_LOCAL_MEM_FENCE);
+	}
+#define TILE(i, j) (cached ? tile[(i) * T + (j)] : LOAD(r0 + (i), r0 + (j)))
 	for (int step = 0; step < T; ++step) {
 		const int i = upper ? T - 1 - step : step;
 		const int r = r0 + i;
 		const int lo = upper ? i + 1 : 0; // known unknowns of this row: [lo, hi)
 		const int hi = upper ? T : i;
 		for (int j = lo + li; j < hi; j += n_li)
-			red[j] = LOAD(r, r0 + j) * sol[j];
+			red[j] = TILE(i, j) * sol[j];
 		barrier(CLK_LOCAL_MEM_FENCE);
 		// Halving tree: fold the upper half of [lo, lo+len) onto the lower;
 		// an odd length leaves its middle element for the next round.
@@ -77,7 +89,7 @@ __kernel void trsv_block(MAT_ARG even, MAT_ARG odd, const int stride, const int 
 		if (li == 0) {
 			REAL v = x[r] - (hi > lo ? red[lo] : (REAL)0);
 			if (!unit) {
-				const REAL d = LOAD(r, r);
+				const REAL d = TILE(i, i);
 				if (!(fabs(d) > tol))
 					atomic_min(status, r);
 				v /= d;
@@ -88,6 +100,7 @@ __kernel void trsv_block(MAT_ARG even, MAT_ARG odd, const int stride, const int 
 	}
 	for (int j = li; j < T; j += n_li)
 		x[r0 + j] = sol[j];
+#undef TILE
 }
 
 // trsv_update removes the tile [r0, r1)'s freshly solved unknowns from the
