@@ -18,24 +18,27 @@ import (
 // back-substitution, in ms), the launches per solve and GFLOP/s of the
 // nominal 2/3 n^3 + 2 n^2 operations over the whole solve.
 //
-// Measured on an NVIDIA H200 (OpenCL 3.0 CUDA, 2026-11-21), whole solve
-// including upload, ms (eliminate + back-substitution in parentheses):
+// Measured on an NVIDIA H200 (OpenCL 3.0 CUDA, 2026-11-21), ms on the
+// device: eliminate (or factorize) + back-substitution; a whole solve adds
+// the upload (1.5-2 ms at n = 1023, 5-6 ms at 2047, 55 ms at 8192):
 //
-//	variant          n = 1023          n = 2047           n = 4095/4096     n = 8192
-//	buffer           9.7 (4.4+1.7)     40.9 (19.0+5.6)    217 (131+14)
-//	buffer pivot     11.6 (6.7+1.9)    55.1 (30.1+6.0)    300 (215+14)
-//	vec4             9.1 (4.5+1.7)     38.4 (15.7+5.6)    198 (105+14)
-//	vec4 pivot       11.5 (6.0+1.9)    43.5 (22.6+6.0)    222 (129+14)
-//	image            12.2 (7.4+1.7)    36.0 (20.0+4.7)    184 (116+17)
-//	image pivot      12.0 (7.4+1.8)    41.4 (24.8+5.1)    259 (190+18)
-//	blocked          12.0 (6.7+2.2)    36.4 (13.7+4.5)    118 (31+11)       414 (88+21)
-//	blocked pivot    14.6 (9.5+2.3)    38.0 (19.4+4.6)    128 (43+11)       440 (113+21)
+//	variant          n = 1023      n = 2047       n = 4095/4096    n = 8192
+//	buffer           5.0 + 1.7     19.2 + 5.7     131 + 14
+//	buffer pivot     6.6 + 1.9     30.2 + 6.1     215 + 14
+//	vec4             4.5 + 1.7     15.7 + 5.6     105 + 14
+//	vec4 pivot       6.0 + 1.9     22.6 + 6.0     129 + 14
+//	image            7.4 + 1.7     20.0 + 4.7     116 + 17
+//	image pivot      7.4 + 1.8     24.8 + 5.1     190 + 18
+//	blocked          6.7 + 2.0     13.2 + 3.9     38 + 8.1         87 + 16
+//	blocked pivot    9.1 + 1.9     18.7 + 3.8     42 + 8.1         111 + 17
 //
-// The blocked factorization alone (BenchmarkLUFactorize, panel width 64)
-// reaches 3.3 TFLOP/s at n = 8192 and 6.8 TFLOP/s at n = 16384; its panel
-// (one launch per column) takes about 60% of the time at n = 8192, the
-// tiled GEMM about 10 TFLOP/s. On PoCL (2 CPU cores, shared) at n = 1023:
-// blocked 0.2 s, vec4 pivot 0.9 s, buffer 0.9-1.9 s, image 5-8 s.
+// Whole solves: buffer 9.2 / 33 ms, buffer pivot 10.8 / 46 ms, blocked pivot
+// 12.9 / 28 / 60 / 185 ms at n = 1023 / 2047 / 4096 / 8192. The blocked
+// factorization alone (BenchmarkLUFactorize, panel width 64) reaches 3.3
+// TFLOP/s at n = 8192 and 6.9 TFLOP/s at n = 16384; its panel (one launch
+// per column) takes about 60% of the time at n = 8192, the tiled GEMM runs
+// at about 10 TFLOP/s. On PoCL (2 CPU cores, shared) at n = 1023: blocked
+// 0.2 s, buffer and vec4 about 1 s, image 5-8 s (software image sampling).
 
 var (
 	pingPongSizes = []int{1023, 2047, 4095}
