@@ -26,16 +26,20 @@ func isGPU(dev *kernels.Device) bool {
 	return strings.Contains(strings.ToUpper(dev.Info().Type), "GPU")
 }
 
-// Work-group sizes of the blocked LU kernels.
-const (
-	luPanelLocal = 256 // work-items per group of a panel column step
-	// A panel column step uses up to luPanelGroupsPerCU work-groups per
-	// compute unit, each owning at least luPanelRowsPerGroup rows.
+// Shape of a panel column step: luPanelLocal work-items per group, up to
+// luPanelGroupsPerCU groups per compute unit, each owning at least
+// luPanelRowsPerGroup rows. Variables only so that a benchmark can compare.
+var (
+	luPanelLocal        = 256
 	luPanelGroupsPerCU  = 2
 	luPanelRowsPerGroup = 32
-	luSwapLocal         = 64 // columns per work-group of the exchange + triangular solve
-	luGemmTile          = 64 // output tile edge of the update (16 x 16 work-items)
-	luSolveTile         = 64 // rows per launch of the triangular solves, each staged in local memory
+)
+
+// Work-group sizes of the other blocked LU kernels.
+const (
+	luSwapLocal = 64 // columns per work-group of the exchange + triangular solve
+	luGemmTile  = 64 // output tile edge of the update (16 x 16 work-items)
+	luSolveTile = 64 // rows per launch of the triangular solves, each staged in local memory
 )
 
 // LU is the LU factorization P A = L U of a square matrix, computed and kept
