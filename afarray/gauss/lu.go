@@ -74,8 +74,8 @@ type LU struct {
 
 // Factorize computes the LU factorization of the square matrix a on dev,
 // replacing any previous one. The matrix is padded on the device to a
-// multiple of the block size with an identity block, which changes neither
-// the factors nor the pivots of a. A zero pivot returns a *SingularError
+// multiple of the block size with a multiple of the identity, which changes
+// neither the factors nor the pivots of a. A zero pivot returns a *SingularError
 // (ErrSingular) and leaves the receiver unusable until the next Factorize.
 func (lu *LU) Factorize(dev *kernels.Device, a mat.Matrix) error {
 	lu.Release()
