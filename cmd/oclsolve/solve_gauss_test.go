@@ -57,3 +57,21 @@ func TestSolveGaussFileAndZeroPivot(t *testing.T) {
 		t.Errorf("unknown variant: exit %d, want 2", code)
 	}
 }
+
+// A symmetric coordinate file of the shared collection (lower triangle
+// stored): both triangles must reach the dense matrix.
+func TestSolveGaussCoordinateFile(t *testing.T) {
+	path := filepath.Join("..", "..", "..", "shared", "matrices", "bcsstk01.mtx")
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("matrix collection not found: %v", err)
+	}
+	for _, v := range []string{"buffer", "blocked"} {
+		rep, code, stderr := solveJSON(t, "--method", "gauss", "--variant", v, path)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", v, code, stderr)
+		}
+		if be := rep["backward_error"].(float64); be > 1e-15 || rep["n"].(float64) != 48 {
+			t.Errorf("%s: backward error %.2e, n %v", v, be, rep["n"])
+		}
+	}
+}
