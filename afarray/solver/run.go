@@ -193,13 +193,13 @@ func runFormat(rep *Report, a *sparse.COO, b []float64, opts Options, v Variant)
 	var x *afarray.Array
 	switch rep.Format {
 	case FormatDense:
-		d, err := a.ToDense()
-		if err != nil {
-			return nil, err
+		d, cerr := a.ToDense()
+		if cerr != nil {
+			return nil, cerr
 		}
-		ad, err := afarray.FromDense(d)
-		if err != nil {
-			return nil, err
+		ad, cerr := afarray.FromDense(d)
+		if cerr != nil {
+			return nil, cerr
 		}
 		defer ad.Release()
 		rep.ThesisMemory = sparse.ThesisMemoryDense(n)
@@ -242,13 +242,13 @@ func runFormat(rep *Report, a *sparse.COO, b []float64, opts Options, v Variant)
 			x, err = runCG(rep, op, bd, opts, v)
 		}
 	case FormatCSC:
-		h, err := sparse.CSCFromCOO(a)
-		if err != nil {
-			return nil, err
+		h, cerr := sparse.CSCFromCOO(a)
+		if cerr != nil {
+			return nil, cerr
 		}
-		m, err := afarray.UploadCSC(h)
-		if err != nil {
-			return nil, err
+		m, cerr := afarray.UploadCSC(h)
+		if cerr != nil {
+			return nil, cerr
 		}
 		defer m.Release()
 		rep.UploadTime = time.Since(t)
@@ -291,13 +291,13 @@ func runFormat(rep *Report, a *sparse.COO, b []float64, opts Options, v Variant)
 			x, err = runCG(rep, op, bd, opts, v)
 		}
 	case FormatSKS:
-		h, err := sparse.SKSFromCOO(a)
-		if err != nil {
-			return nil, err
+		h, cerr := sparse.SKSFromCOO(a)
+		if cerr != nil {
+			return nil, cerr
 		}
-		m, err := afarray.UploadSKS(h)
-		if err != nil {
-			return nil, err
+		m, cerr := afarray.UploadSKS(h)
+		if cerr != nil {
+			return nil, cerr
 		}
 		defer m.Release()
 		rep.UploadTime = time.Since(t)

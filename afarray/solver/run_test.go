@@ -155,3 +155,21 @@ func TestRunErrors(t *testing.T) {
 		t.Errorf("NaN right-hand side: %v", err)
 	}
 }
+
+// A CG that stops at its iteration limit returns the iterate, the report
+// and a *NotConvergedError, for every format.
+func TestRunReportsNotConverged(t *testing.T) {
+	a := runMatrix(t, "bcsstk01")
+	b := make([]float64, a.Rows)
+	for i := range b {
+		b[i] = 1
+	}
+	for _, f := range []string{"dense", "csc", "sks"} {
+		for _, v := range []Variant{Fast, Thesis} {
+			x, rep, err := Run(a, b, Options{Method: "cg", Format: f, Variant: v, MaxIter: 3, Tol: 1e-14})
+			if !errors.Is(err, ErrNotConverged) || x == nil || rep == nil || rep.Iterations == 0 {
+				t.Errorf("cg/%s/%s with 3 iterations: x=%v rep=%v err=%v", f, v, x != nil, rep != nil, err)
+			}
+		}
+	}
+}

@@ -82,11 +82,12 @@ func runBench(args []string) error {
 	order := fs.String("order", "auto", "ordering: auto, none or rcm (the thesis used none for Model 1 and RCM for Model 2)")
 	markdown := fs.Bool("markdown", false, "print Markdown tables (the default output)")
 	asJSON := fs.Bool("json", false, "print one JSON array of results")
-	if err := fs.Parse(args[1:]); err != nil {
+	posArgs, err := parseInterspersed(fs, args[1:])
+	if err != nil {
 		return errUsage
 	}
 	_ = markdown
-	if fs.NArg() == 0 {
+	if len(posArgs) == 0 {
 		return fmt.Errorf("%w: name the systems: model1, model2, generator specs or matrix files", errUsage)
 	}
 	variants := []string{"thesis", "fast"}
@@ -108,7 +109,7 @@ func runBench(args []string) error {
 		}
 	}
 	var inputs []string
-	for _, in := range fs.Args() {
+	for _, in := range posArgs {
 		if def, ok := thesisOrders[in]; ok {
 			list := orders
 			if list == nil {

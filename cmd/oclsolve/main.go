@@ -97,6 +97,27 @@ func init() {
 	})
 }
 
+// parseInterspersed parses flags that may come before, between or after the
+// positional arguments (`oclsolve solve A.mtx --json`), which the flag
+// package alone stops at, and returns the positional arguments.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		rest := fs.Args()
+		if rest[0] == "--" || len(args) > 0 && len(rest) < len(args) && args[len(args)-len(rest)-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
 // newFlagSet returns a flag set that reports errors instead of exiting, so
 // that commands are testable through runMain.
 func newFlagSet(name string) *flag.FlagSet {

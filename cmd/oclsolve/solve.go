@@ -167,10 +167,11 @@ func runSolve(args []string) error {
 	ref := fs.String("ref", "", "reference solution (Matrix Market vector or OpenFEM .def) to compare with")
 	fs.Uint64Var(&o.Seed, "seed", 1, "seed for random right-hand sides and matrices")
 	asJSON := fs.Bool("json", false, "print one JSON object")
-	if err := fs.Parse(args); err != nil {
+	posArgs, err := parseInterspersed(fs, args)
+	if err != nil {
 		return errUsage
 	}
-	if fs.NArg() < 1 || fs.NArg() > 2 {
+	if len(posArgs) < 1 || len(posArgs) > 2 {
 		return fmt.Errorf("%w: want A and optionally b", errUsage)
 	}
 	m, ok := solveMethods[o.Method]
@@ -202,12 +203,12 @@ func runSolve(args []string) error {
 	}
 	o.Device = dev
 
-	p, err := loadProblem(fs.Arg(0), &o)
+	p, err := loadProblem(posArgs[0], &o)
 	if err != nil {
 		return err
 	}
-	if fs.NArg() == 2 {
-		if p.B, err = readVector(fs.Arg(1)); err != nil {
+	if len(posArgs) == 2 {
+		if p.B, err = readVector(posArgs[1]); err != nil {
 			return err
 		}
 	} else if p.B == nil {
