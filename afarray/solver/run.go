@@ -309,7 +309,7 @@ func runFormat(rep *Report, a *sparse.COO, b []float64, opts Options, v Variant)
 			if rep.Method == MethodCholesky {
 				var f SKSCholesky
 				defer f.Release()
-				if err = f.Factorize(m, v); err != nil {
+				if err = f.FactorizeInPlace(m, v); err != nil {
 					return nil, err
 				}
 				stats = f.Stats()
@@ -318,7 +318,7 @@ func runFormat(rep *Report, a *sparse.COO, b []float64, opts Options, v Variant)
 			} else {
 				var f SKSLDLT
 				defer f.Release()
-				if err = f.Factorize(m, v); err != nil {
+				if err = f.FactorizeInPlace(m, v); err != nil {
 					return nil, err
 				}
 				stats = f.Stats()

@@ -45,7 +45,7 @@ func BenchmarkSKS(b *testing.B) {
 							b.Fatal(err)
 						}
 						b.StartTimer()
-						if err := f.Factorize(a, v); err != nil {
+						if err := f.FactorizeInPlace(a, v); err != nil {
 							b.Fatal(err)
 						}
 						x, err := f.Solve(bd)
@@ -149,7 +149,7 @@ func BenchmarkSKSGrid(b *testing.B) {
 						b.Fatal(err)
 					}
 					b.StartTimer()
-					if err := f.Factorize(a, v); err != nil {
+					if err := f.FactorizeInPlace(a, v); err != nil {
 						b.Fatal(err)
 					}
 					x, err := f.Solve(bd)

@@ -30,20 +30,22 @@ type SKSCholesky struct {
 	f sksFactor
 }
 
-// Factorize computes the factor of a in place with variant v ("" means
-// Fast): a's elements are overwritten by L, as in the thesis. It returns a
+// FactorizeInPlace computes the factor of a in place with variant v ("" means
+// Fast): a's elements are overwritten by L, as in the thesis, so no second
+// copy of the skyline is needed on the device. It returns a
 // *NotPositiveDefiniteError (ErrNotPositiveDefinite) naming the first column
 // whose pivot is not positive, a *NonFiniteError (ErrNonFinite) for NaN or
 // Inf in a, and errors matching afarray.ErrShape for a malformed matrix.
-func (c *SKSCholesky) Factorize(a *afarray.SKS, v Variant) error {
+func (c *SKSCholesky) FactorizeInPlace(a *afarray.SKS, v Variant) error {
 	c.f.ldlt = false
 	return c.f.factorize(a, v, c.BlockWidth, false)
 }
 
-// FactorizeCopy is Factorize on a device copy of a's elements, which the
-// factor owns: a is left unchanged, at the cost of a second copy of the
-// elements on the device.
-func (c *SKSCholesky) FactorizeCopy(a *afarray.SKS, v Variant) error {
+// Factorize is FactorizeInPlace on a device copy of a's elements, which the
+// factor owns: a is left unchanged (gonum's convention, and that of
+// DenseCholesky.Factorize), at the cost of a second copy of the elements on
+// the device.
+func (c *SKSCholesky) Factorize(a *afarray.SKS, v Variant) error {
 	c.f.ldlt = false
 	return c.f.factorize(a, v, c.BlockWidth, true)
 }
@@ -60,5 +62,5 @@ func (c *SKSCholesky) Solve(b *afarray.Array) (*afarray.Array, error) { return c
 func (c *SKSCholesky) Stats() SparseStats { return c.f.stats }
 
 // Release frees the factor's own device memory (status, scratch, and the
-// copy made by FactorizeCopy). The matrix itself belongs to the caller.
+// copy made by Factorize). The matrix itself belongs to the caller.
 func (c *SKSCholesky) Release() { c.f.release() }

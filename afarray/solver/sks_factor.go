@@ -27,7 +27,7 @@ type sksFactor struct {
 	n, nnz   int
 	index    []int32         // host copy of the index, for the launch schedule
 	elm, idx *kernels.Buffer // the factor: a's (or the copy's) storage
-	copied   *afarray.Array  // elements copy owned by the factor (FactorizeCopy)
+	copied   *afarray.Array  // elements copy owned by the factor (Factorize)
 	dev      *kernels.Device
 	prog     *kernels.Program
 	status   *sparseStatus

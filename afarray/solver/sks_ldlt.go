@@ -19,19 +19,20 @@ type SKSLDLT struct {
 	f sksFactor
 }
 
-// Factorize computes the factor of a in place with variant v ("" means
-// Fast): a's elements are overwritten by L and D. It returns a
+// FactorizeInPlace computes the factor of a in place with variant v ("" means
+// Fast): a's elements are overwritten by L and D, as in the thesis. It
+// returns a
 // *ZeroPivotError (ErrZeroPivot) naming the first column whose pivot is zero,
 // a *NonFiniteError (ErrNonFinite) for NaN or Inf in a or in the factor, and
 // errors matching afarray.ErrShape for a malformed matrix.
-func (c *SKSLDLT) Factorize(a *afarray.SKS, v Variant) error {
+func (c *SKSLDLT) FactorizeInPlace(a *afarray.SKS, v Variant) error {
 	c.f.ldlt = true
 	return c.f.factorize(a, v, c.BlockWidth, false)
 }
 
-// FactorizeCopy is Factorize on a device copy of a's elements, which the
+// Factorize is FactorizeInPlace on a device copy of a's elements, which the
 // factor owns: a is left unchanged.
-func (c *SKSLDLT) FactorizeCopy(a *afarray.SKS, v Variant) error {
+func (c *SKSLDLT) Factorize(a *afarray.SKS, v Variant) error {
 	c.f.ldlt = true
 	return c.f.factorize(a, v, c.BlockWidth, true)
 }

@@ -13,7 +13,7 @@ import (
 // sksFactorizer is what the tests need of SKSCholesky and SKSLDLT.
 type sksFactorizer interface {
 	Factorize(a *afarray.SKS, v Variant) error
-	FactorizeCopy(a *afarray.SKS, v Variant) error
+	FactorizeInPlace(a *afarray.SKS, v Variant) error
 	SolveTo(dst, b *afarray.Array) error
 	Solve(b *afarray.Array) (*afarray.Array, error)
 	Stats() SparseStats
@@ -56,7 +56,7 @@ func sksSolve(tb testing.TB, c *sparse.COO, ldlt bool, v Variant, width int, b [
 	a := sksUpload(tb, c)
 	f := newSKSFactor(ldlt, width)
 	defer f.Release()
-	if err := f.Factorize(a, v); err != nil {
+	if err := f.FactorizeInPlace(a, v); err != nil {
 		return nil, f.Stats(), err
 	}
 	x, err := f.Solve(sparseVector(tb, b))
@@ -242,7 +242,7 @@ func TestSKSZeroPivot(t *testing.T) {
 }
 
 // TestSKSReuse solves several right-hand sides with one factor, in place
-// and into new vectors, and checks that FactorizeCopy leaves the matrix
+// and into new vectors, and checks that Factorize leaves the matrix
 // alone.
 func TestSKSReuse(t *testing.T) {
 	sparseDevice(t)
@@ -253,11 +253,11 @@ func TestSKSReuse(t *testing.T) {
 			a := sksUpload(t, c)
 			before := sparseHost(t, a.Elements)
 			f := newSKSFactor(ldlt, 0)
-			if err := f.FactorizeCopy(a, v); err != nil {
+			if err := f.Factorize(a, v); err != nil {
 				t.Fatalf("%s: %v", label, err)
 			}
 			if after := sparseHost(t, a.Elements); !mat.EqualApprox(mat.NewVecDense(len(before), before), mat.NewVecDense(len(after), after), 0) {
-				t.Errorf("%s: FactorizeCopy changed the matrix", label)
+				t.Errorf("%s: Factorize changed the matrix", label)
 			}
 			for k := 0; k < 3; k++ {
 				b := sparseRHS(t, c, uint64(10+k))

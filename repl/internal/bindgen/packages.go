@@ -58,6 +58,5 @@ var boundPackages = []boundPackage{
 	{path: "github.com/oclsolve/oclsolve/afarray/gauss", optional: true},
 	{path: "github.com/oclsolve/oclsolve/afarray/cyclic", optional: true},
 	{path: "github.com/oclsolve/oclsolve/afarray/solver", optional: true},
-	{path: "github.com/oclsolve/oclsolve/afarray/solve", optional: true},
 	{path: "github.com/oclsolve/oclsolve/afarray/fem", optional: true},
 }
