@@ -255,31 +255,21 @@ func runFormat(rep *Report, a *sparse.COO, b []float64, opts Options, v Variant)
 		t = time.Now()
 		switch rep.Method {
 		case MethodCholesky, MethodLDLT:
-			var stats SparseStats
+			var f sparseFactorization
+			var factorize func() error
 			if rep.Method == MethodCholesky {
-				var f CSCCholesky
-				defer f.Release()
-				if err = f.Factorize(m, v); err != nil {
-					return nil, err
-				}
-				stats = f.Stats()
-				t = time.Now()
-				x, err = f.Solve(bd)
+				c := &CSCCholesky{}
+				f, factorize = c, func() error { return c.Factorize(m, v) }
 			} else {
-				var f CSCLDLT
-				defer f.Release()
-				if err = f.Factorize(m, v); err != nil {
-					return nil, err
-				}
-				stats = f.Stats()
-				t = time.Now()
-				x, err = f.Solve(bd)
+				c := &CSCLDLT{}
+				f, factorize = c, func() error { return c.Factorize(m, v) }
 			}
-			if err == nil {
-				err = x.Sync()
+			var stats SparseStats
+			x, stats, err = factorAndSolve(rep, f, factorize, bd)
+			if x == nil {
+				return nil, err
 			}
-			rep.SolveTime = time.Since(t)
-			rep.SymbolicTime, rep.FactorizeTime = stats.SymbolicTime, stats.FactorTime
+			rep.SymbolicTime = stats.SymbolicTime
 			rep.ThesisMemory = sparse.ThesisMemoryCSC(n, stats.FactorLen)
 		case MethodCG:
 			rep.ThesisMemory = sparse.ThesisMemoryCSC(n, h.Len())
@@ -305,31 +295,20 @@ func runFormat(rep *Report, a *sparse.COO, b []float64, opts Options, v Variant)
 		t = time.Now()
 		switch rep.Method {
 		case MethodCholesky, MethodLDLT:
-			var stats SparseStats
+			// In place, as the thesis: the upload above is the run's own copy.
+			var f sparseFactorization
+			var factorize func() error
 			if rep.Method == MethodCholesky {
-				var f SKSCholesky
-				defer f.Release()
-				if err = f.FactorizeInPlace(m, v); err != nil {
-					return nil, err
-				}
-				stats = f.Stats()
-				t = time.Now()
-				x, err = f.Solve(bd)
+				c := &SKSCholesky{}
+				f, factorize = c, func() error { return c.FactorizeInPlace(m, v) }
 			} else {
-				var f SKSLDLT
-				defer f.Release()
-				if err = f.FactorizeInPlace(m, v); err != nil {
-					return nil, err
-				}
-				stats = f.Stats()
-				t = time.Now()
-				x, err = f.Solve(bd)
+				c := &SKSLDLT{}
+				f, factorize = c, func() error { return c.FactorizeInPlace(m, v) }
 			}
-			if err == nil {
-				err = x.Sync()
+			x, _, err = factorAndSolve(rep, f, factorize, bd)
+			if x == nil {
+				return nil, err
 			}
-			rep.SolveTime = time.Since(t)
-			rep.FactorizeTime = stats.FactorTime
 		case MethodCG:
 			var op *SKSOperator
 			if op, err = NewSKSOperator(m, v); err != nil {
@@ -353,6 +332,32 @@ func runFormat(rep *Report, a *sparse.COO, b []float64, opts Options, v Variant)
 		}
 	}
 	return xs, err
+}
+
+// sparseFactorization is what Run needs of the CSC and SKS factorization
+// types once they are factored.
+type sparseFactorization interface {
+	Solve(b *afarray.Array) (*afarray.Array, error)
+	Stats() SparseStats
+	Release()
+}
+
+// factorAndSolve runs factorize, then one solve with f, recording the
+// factorization and solve times in rep. The factor is released on return.
+func factorAndSolve(rep *Report, f sparseFactorization, factorize func() error, b *afarray.Array) (*afarray.Array, SparseStats, error) {
+	defer f.Release()
+	if err := factorize(); err != nil {
+		return nil, f.Stats(), err
+	}
+	stats := f.Stats()
+	rep.FactorizeTime = stats.FactorTime
+	t := time.Now()
+	x, err := f.Solve(b)
+	if err == nil {
+		err = x.Sync()
+	}
+	rep.SolveTime = time.Since(t)
+	return x, stats, err
 }
 
 func runCG(rep *Report, op Operator, b *afarray.Array, opts Options, v Variant) (*afarray.Array, error) {
