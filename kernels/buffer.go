@@ -143,37 +143,26 @@ func (b *Buffer) usable() error {
 func hostSlice(data any) (unsafe.Pointer, int64, error) {
 	switch s := data.(type) {
 	case []float64:
-		if len(s) == 0 {
-			return nil, 0, nil
-		}
-		return unsafe.Pointer(&s[0]), int64(len(s)) * 8, nil
+		return sliceBytes(s)
 	case []float32:
-		if len(s) == 0 {
-			return nil, 0, nil
-		}
-		return unsafe.Pointer(&s[0]), int64(len(s)) * 4, nil
+		return sliceBytes(s)
 	case []int32:
-		if len(s) == 0 {
-			return nil, 0, nil
-		}
-		return unsafe.Pointer(&s[0]), int64(len(s)) * 4, nil
+		return sliceBytes(s)
 	case []int64:
-		if len(s) == 0 {
-			return nil, 0, nil
-		}
-		return unsafe.Pointer(&s[0]), int64(len(s)) * 8, nil
+		return sliceBytes(s)
 	case []uint32:
-		if len(s) == 0 {
-			return nil, 0, nil
-		}
-		return unsafe.Pointer(&s[0]), int64(len(s)) * 4, nil
+		return sliceBytes(s)
 	case []byte:
-		if len(s) == 0 {
-			return nil, 0, nil
-		}
-		return unsafe.Pointer(&s[0]), int64(len(s)), nil
+		return sliceBytes(s)
 	}
 	return nil, 0, fmt.Errorf("%w: cannot transfer %T", ErrLaunch, data)
+}
+
+func sliceBytes[T float64 | float32 | int32 | int64 | uint32 | byte](s []T) (unsafe.Pointer, int64, error) {
+	if len(s) == 0 {
+		return nil, 0, nil
+	}
+	return unsafe.Pointer(&s[0]), int64(len(s)) * int64(unsafe.Sizeof(s[0])), nil
 }
 
 // Write copies a Go slice ([]float64, []float32, []int32, []int64, []uint32

@@ -176,71 +176,13 @@ func (f *sksFactor) factorize(a *afarray.SKS, v Variant, width int, copyElements
 	return nil
 }
 
-func (f *sksFactor) solveTo(dst, b *afarray.Array) error {
-	if !f.ok {
-		return fmt.Errorf("solver: %s has no factorization: %w", f.name(), afarray.ErrReleased)
-	}
-	if err := sparseCheckVectors(f.dev, f.n, dst, b); err != nil {
-		return err
-	}
-	start, launches := time.Now(), f.dev.Launches()
-	bb, err := b.DeviceBuffer()
-	if err != nil {
-		return err
-	}
-	x, err := dst.DeviceBuffer()
-	if err != nil {
-		return err
-	}
-	if err := f.status.reset(); err != nil {
-		return err
-	}
-	if err := f.status.check(bb, f.n, stRHS); err != nil {
-		return err
-	}
-	if f.variant == Thesis {
-		if x != bb {
-			if err := bb.CopyTo(x, 0, 0, int64(8*f.n)); err != nil {
-				return err
-			}
-		}
-		err = f.thesisSolve(x)
-	} else {
-		err = f.fastSolve(bb, x)
-	}
-	if err != nil {
-		return err
-	}
-	if err := f.status.check(x, f.n, stSolution); err != nil {
-		return err
-	}
-	st, _, err := f.status.read()
-	if err != nil {
-		return err
-	}
-	f.stats.Solves++
-	f.stats.SolveTime, f.stats.SolveLaunches = time.Since(start), f.dev.Launches()-launches
-	return solveError(st)
-}
+func (f *sksFactor) solveTo(dst, b *afarray.Array) error { return sparseSolveTo(f, dst, b) }
 
-func (f *sksFactor) solve(b *afarray.Array) (*afarray.Array, error) {
-	if !f.ok {
-		return nil, fmt.Errorf("solver: %s has no factorization: %w", f.name(), afarray.ErrReleased)
-	}
-	buf, err := f.dev.Alloc(int64(8 * f.n))
-	if err != nil {
-		return nil, err
-	}
-	x, err := afarray.FromBuffer(buf, afarray.Float64, f.n, 1)
-	if err != nil {
-		buf.Release()
-		return nil, err
-	}
-	if err := f.solveTo(x, b); err != nil {
-		x.Release()
-		return nil, err
-	}
-	return x, nil
+func (f *sksFactor) solve(b *afarray.Array) (*afarray.Array, error) { return sparseSolve(f, b) }
+
+// state hands the shared solve path (sparse_solve.go) the factor's fields.
+func (f *sksFactor) state() (ok bool, dev *kernels.Device, n int, status *sparseStatus, v Variant, stats *SparseStats) {
+	return f.ok, f.dev, f.n, f.status, f.variant, &f.stats
 }
 
 func (f *sksFactor) release() {
