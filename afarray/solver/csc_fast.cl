@@ -2,7 +2,7 @@
 // thesis CSC layout of L (structure from the elimination-tree symbolic
 // analysis).
 //
-// A supernode is a run of columns s0..s0+ns-1 (ns <= CSC_B) where each
+// A supernode is a run of columns s0..s0+ns-1 (ns <= BLOCK_B) where each
 // column's structure is the next column's plus that column: the diagonal
 // block is a dense triangle and all its columns share the rows below it,
 // R = the off-diagonal rows of the last column (rowL[rb ..], m of them). In
@@ -15,10 +15,7 @@
 // search in the target column's sorted rows. The thesis instead makes two
 // launches per column with linear slot searches; the map from A's entries to
 // L's slots (csc_fill) is computed once on the host in the symbolic phase.
-#ifndef CSC_B
-#define CSC_B 32
-#endif
-#define B CSC_B // ldlt, an argument of every kernel, selects LDLT at run time
+#define B BLOCK_B // see sparse_block.cl; ldlt, an argument of every kernel, selects LDLT at run time
 #define TT 32
 #define TY 8
 
@@ -59,25 +56,8 @@ __kernel void csc_panel(__global double *elmL, __global const int *colL, int s0,
 		return;
 	const int lid = get_local_id(0), ls = get_local_size(0);
 	csc_load_diag(elmL, colL, s0, ns, D, start);
-	for (int j = 0; j < ns; j++) {
-		const double d = D[j][j];
-		if (!sparse_pivot_ok(d, ldlt)) {
-			if (get_group_id(0) == 0 && lid == 0)
-				sparse_bad_pivot(st, s0 + j, d);
-			return;
-		}
-		const double inv = 1.0 / d;
-		for (int t = lid; t < ns * ns; t += ls) {
-			const int i = t % ns, c = t / ns;
-			if (c > j && i >= c)
-				D[i][c] -= D[i][j] * (D[c][j] * inv);
-		}
-		barrier(CLK_LOCAL_MEM_FENCE);
-		const double l = ldlt ? 1.0 : sqrt(d), sc = ldlt ? inv : 1.0 / l;
-		for (int i = j + lid; i < ns; i += ls)
-			D[i][j] = i == j ? (ldlt ? d : l) : D[i][j] * sc;
-		barrier(CLK_LOCAL_MEM_FENCE);
-	}
+	if (block_factor(D, ns, s0, ldlt, st))
+		return;
 	if (get_group_id(0) == 0) {
 		const int direct = get_num_groups(0) == 1;
 		for (int t = lid; t < B * B; t += ls) {
@@ -208,17 +188,7 @@ __kernel void csc_fwd(__global const double *elmL, __global const int *colL, __g
 	csc_load_diag(elmL, colL, s0, ns, D, start);
 	for (int j = lid; j < ns; j += ls)
 		y[j] = w[s0 + j];
-	for (int j = 0; j < ns; j++) {
-		barrier(CLK_LOCAL_MEM_FENCE);
-		if (!ldlt) {
-			if (lid == 0)
-				y[j] /= D[j][j];
-			barrier(CLK_LOCAL_MEM_FENCE);
-		}
-		for (int i = j + 1 + lid; i < ns; i += ls)
-			y[i] -= D[i][j] * y[j];
-	}
-	barrier(CLK_LOCAL_MEM_FENCE);
+	block_forward(D, ns, y, ldlt);
 	if (get_group_id(0) == 0)
 		for (int j = lid; j < ns; j += ls)
 			out[s0 + j] = ldlt ? y[j] / D[j][j] : y[j];
@@ -256,17 +226,7 @@ __kernel void csc_bwd(__global const double *elmL, __global const int *colL, __g
 			s -= red[j][t];
 		r[j] = s;
 	}
-	for (int j = ns - 1; j >= 0; j--) {
-		barrier(CLK_LOCAL_MEM_FENCE);
-		if (!ldlt) {
-			if (lid == 0)
-				r[j] /= D[j][j];
-			barrier(CLK_LOCAL_MEM_FENCE);
-		}
-		for (int i = lid; i < j; i += ls)
-			r[i] -= D[j][i] * r[j];
-	}
-	barrier(CLK_LOCAL_MEM_FENCE);
+	block_backward(D, ns, r, ldlt);
 	for (int j = lid; j < ns; j += ls)
 		x[s0 + j] = r[j];
 }

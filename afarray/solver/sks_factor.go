@@ -51,7 +51,7 @@ func sksProgram(dev *kernels.Device, v Variant, width int) (*kernels.Program, er
 	if v == Thesis {
 		return dev.Build("", append(srcs, kernels.Source{Name: "sks_thesis.cl", Text: sksThesisSource})...)
 	}
-	return dev.Build(fmt.Sprintf("-DSKS_B=%d", width), append(srcs, kernels.Source{Name: "sks_fast.cl", Text: sksFastSource})...)
+	return dev.Build(fmt.Sprintf("-DBLOCK_B=%d", width), append(srcs, sparseBlock, kernels.Source{Name: "sks_fast.cl", Text: sksFastSource})...)
 }
 
 // checkSKS validates the device matrix's shape and returns its host index

@@ -1,7 +1,7 @@
 // The fast skyline Cholesky and LDLT: a right-looking block-column method.
 //
 // The thesis's monotone last-row rule (last(j) >= last(j-1)) means that for
-// a block of SKS_B consecutive columns k0..k1-1 with R = last(k1-1):
+// a block of BLOCK_B consecutive columns k0..k1-1 with R = last(k1-1):
 //   - the block's rows k1..R (the panel P) are stored column by column, each
 //     column contiguous, with implicit zeros below a column's own last row;
 //   - every column c in k1..R stores at least the rows c..R (last(c) >= R),
@@ -18,14 +18,11 @@
 // of once per column and makes about 4n/B launches per factorization and
 // solve instead of 4n.
 //
-// SKS_B is the block width; the argument ldlt selects LDLT (unit L, D on
+// BLOCK_B is the block width; the argument ldlt selects LDLT (unit L, D on
 // the diagonal) at run time, so that one program serves both methods (fewer
-// builds: PoCL takes seconds per program). Columns of a block are k0..k0+bs-1 (bs < SKS_B only for the last
+// builds: PoCL takes seconds per program). Columns of a block are k0..k0+bs-1 (bs < BLOCK_B only for the last
 // block).
-#ifndef SKS_B
-#define SKS_B 32
-#endif
-#define B SKS_B
+#define B BLOCK_B // see sparse_block.cl
 #define KC (B < 32 ? B : 32) // block columns per local-memory chunk of sks_syrk
 #define TT 32                // sks_syrk output tile: TT rows x TT columns
 #define TY 8                 // sks_syrk local size TT x TY, TT/TY columns per item
@@ -63,25 +60,8 @@ __kernel void sks_panel(__global double *elm, __global const int *idx, int nnz, 
 		return;
 	const int lid = get_local_id(0), ls = get_local_size(0);
 	sks_load_diag(elm, idx, nnz, n, k0, bs, D, last, start);
-	for (int j = 0; j < bs; j++) {
-		const double d = D[j][j];
-		if (!sparse_pivot_ok(d, ldlt)) { // the same d in every item: a uniform exit
-			if (get_group_id(0) == 0 && lid == 0)
-				sparse_bad_pivot(st, k0 + j, d);
-			return;
-		}
-		const double inv = 1.0 / d;
-		for (int t = lid; t < bs * bs; t += ls) {
-			const int i = t % bs, c = t / bs;
-			if (c > j && i >= c)
-				D[i][c] -= D[i][j] * (D[c][j] * inv);
-		}
-		barrier(CLK_LOCAL_MEM_FENCE);
-		const double l = ldlt ? 1.0 : sqrt(d), sc = ldlt ? inv : 1.0 / l;
-		for (int i = j + lid; i < bs; i += ls)
-			D[i][j] = i == j ? (ldlt ? d : l) : D[i][j] * sc;
-		barrier(CLK_LOCAL_MEM_FENCE);
-	}
+	if (block_factor(D, bs, k0, ldlt, st))
+		return;
 	if (get_group_id(0) == 0) {
 		const int direct = get_num_groups(0) == 1;
 		for (int t = lid; t < B * B; t += ls) {
@@ -201,17 +181,7 @@ __kernel void sks_fwd(__global const double *elm, __global const int *idx, int n
 	sks_load_diag(elm, idx, nnz, n, k0, bs, D, last, start);
 	for (int j = lid; j < bs; j += ls)
 		y[j] = w[k0 + j];
-	for (int j = 0; j < bs; j++) {
-		barrier(CLK_LOCAL_MEM_FENCE);
-		if (!ldlt) {
-			if (lid == 0)
-				y[j] /= D[j][j];
-			barrier(CLK_LOCAL_MEM_FENCE);
-		}
-		for (int i = j + 1 + lid; i < bs; i += ls)
-			y[i] -= D[i][j] * y[j];
-	}
-	barrier(CLK_LOCAL_MEM_FENCE);
+	block_forward(D, bs, y, ldlt);
 	if (get_group_id(0) == 0)
 		for (int j = lid; j < bs; j += ls)
 			out[k0 + j] = ldlt ? y[j] / D[j][j] : y[j];
@@ -252,17 +222,7 @@ __kernel void sks_bwd(__global const double *elm, __global const int *idx, int n
 			s -= red[j][t];
 		r[j] = s;
 	}
-	for (int j = bs - 1; j >= 0; j--) {
-		barrier(CLK_LOCAL_MEM_FENCE);
-		if (!ldlt) {
-			if (lid == 0)
-				r[j] /= D[j][j];
-			barrier(CLK_LOCAL_MEM_FENCE);
-		}
-		for (int i = lid; i < j; i += ls)
-			r[i] -= D[j][i] * r[j];
-	}
-	barrier(CLK_LOCAL_MEM_FENCE);
+	block_backward(D, bs, r, ldlt);
 	for (int j = lid; j < bs; j += ls)
 		x[k0 + j] = r[j];
 }

@@ -20,6 +20,13 @@ import (
 //go:embed sks_status.cl
 var sparseStatusSource string
 
+//go:embed sparse_block.cl
+var sparseBlockSource string
+
+// sparseBlock is the dense diagonal-block code shared by the fast CSC and
+// skyline programs; it follows sks_status.cl, whose pivot checks it uses.
+var sparseBlock = kernels.Source{Name: "sparse_block.cl", Text: sparseBlockSource}
+
 // Slots of the status buffer (see sks_status.cl).
 const (
 	stPivot    = 0

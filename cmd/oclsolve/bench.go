@@ -9,7 +9,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/oclsolve/oclsolve/afarray/solver"
 	"github.com/oclsolve/oclsolve/afarray/sparse"
@@ -80,13 +79,12 @@ func runBench(args []string) error {
 	formats := fs.String("formats", "dense,csc,sks", "formats to run")
 	variant := fs.String("variant", "both", "thesis, fast or both")
 	order := fs.String("order", "auto", "ordering: auto, none or rcm (the thesis used none for Model 1 and RCM for Model 2)")
-	markdown := fs.Bool("markdown", false, "print Markdown tables (the default output)")
+	fs.Bool("markdown", true, "print Markdown tables (the default; --json prints JSON instead)")
 	asJSON := fs.Bool("json", false, "print one JSON array of results")
 	posArgs, err := parseInterspersed(fs, args[1:])
 	if err != nil {
 		return errUsage
 	}
-	_ = markdown
 	if len(posArgs) == 0 {
 		return fmt.Errorf("%w: name the systems: model1, model2, generator specs or matrix files", errUsage)
 	}
@@ -293,5 +291,4 @@ func printBenchTables(w io.Writer, device string, results []benchResult, variant
 		worst = math.Max(worst, r.BackwardError)
 	}
 	fmt.Fprintf(w, "\nLargest backward error ||b-Ax||∞/(||A||∞||x||∞+||b||∞): %.2e\n", worst)
-	_ = time.Second
 }
