@@ -14,7 +14,8 @@ func (a *Array) Fill(v float64) error {
 	return a.fill(v)
 }
 
-// Scale multiplies every element by s in place: a = s*a.
+// Scale multiplies every element by s in place: a = s*a. For an Int32
+// array s is first truncated toward zero, as the element type holds it.
 func (a *Array) Scale(s float64) error {
 	if err := a.usable(); err != nil {
 		return err
@@ -23,7 +24,7 @@ func (a *Array) Scale(s float64) error {
 }
 
 // Axpy adds alpha*x to a in place: a = alpha*x + a. Shapes and dtypes must
-// match.
+// match; for Int32 arrays alpha is truncated toward zero.
 func (a *Array) Axpy(alpha float64, x *Array) error {
 	if err := sameShape("Axpy", a, x); err != nil {
 		return err
