@@ -12,9 +12,10 @@ export CGO_CFLAGS := -DCL_TARGET_OPENCL_VERSION=120
 export POCL_CACHE_DIR ?= $(CURDIR)/.cache/pocl
 export GOFLAGS := -buildvcs=false
 
-# Debian packages: OpenCL on the CPU (PoCL), headers, clinfo; tmux for the
-# REPL session test; Debian's Jupyter for running notebooks headless.
-APT_OPENCL := pocl-opencl-icd ocl-icd-opencl-dev opencl-headers clinfo
+# Debian packages: OpenCL on the CPU (PoCL), headers, clinfo; METIS and
+# SuiteSparse (AMD, linked statically) for the fill-reducing orderings; tmux
+# for the REPL session test; Debian's Jupyter for running notebooks headless.
+APT_OPENCL := pocl-opencl-icd ocl-icd-opencl-dev opencl-headers clinfo libmetis-dev libsuitesparse-dev
 APT_TEST := tmux jupyter-notebook python3-nbconvert python3-nbclient jupyter-client \
 	jupyter-console python3-ipykernel jupyter-nbconvert
 

@@ -42,6 +42,16 @@
 // CSC layout in O(nnz(L)); ThesisSymbolicCholesky is the thesis's quadratic
 // algorithm, kept for comparison.
 //
+// FillOrder gives the fill-reducing orderings of the supernodal solvers:
+// SuiteSparse AMD (libamd, linked statically) and METIS nested dissection
+// (METIS_NodeND, on the graph compressed by CompressGraph: the unknowns of
+// one FE node become one weighted vertex), RCM, natural, or auto (AMD and
+// METIS both, the one with fewer predicted flops kept). Predictions come
+// from Postorder and ColumnCounts (Gilbert–Ng–Peyton, nearly O(nnz(A))).
+// AnalyzeSupernodal adds the postorder, fundamental supernodes with
+// CHOLMOD's relaxed-amalgamation bounds, the fronts' rows, the assembly
+// tree grouped by depth and the relative indices of the extend-add.
+//
 // Errors are never panics: every function returns errors that wrap the
 // sentinels in errors.go (ErrShape, ErrIndex, ErrNotSymmetric,
 // ErrPermutation, ErrMalformed, ErrUnsupported, ErrNaN).

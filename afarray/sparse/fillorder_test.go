@@ -1,0 +1,87 @@
+package sparse
+
+import (
+	"errors"
+	"testing"
+	"time"
+)
+
+// TestFillOrderCounts checks the Gilbert–Ng–Peyton column counts
+// against the O(nnz(L)) row-subtree walk on every shared matrix, in the
+// natural order and in each fill-reducing order.
+func TestFillOrderCounts(t *testing.T) {
+	for _, name := range matrixNames {
+		c := readShared(t, name)
+		a, err := CSCFromCOO(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rcmPerm, _, rcmNNZ, _, err := FillOrder(a, OrderRCM)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := InversePermutation(rcmPerm); err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range []string{OrderNatural, OrderAMD, OrderND, OrderFillAuto} {
+			t0 := time.Now()
+			perm, used, nnz, flops, err := FillOrder(a, m)
+			if err != nil {
+				t.Fatalf("%s %s: %v", name, m, err)
+			}
+			el := time.Since(t0)
+			if _, err := InversePermutation(perm); err != nil || len(perm) != a.N {
+				t.Fatalf("%s %s: not a permutation of %d: %v", name, m, a.N, err)
+			}
+			b, err := a.Permute(perm)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sym, err := SymbolicCounts(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sym.NNZ != nnz || sym.Flops != flops {
+				t.Fatalf("%s %s: predicted nnz(L) %d flops %g, row-subtree walk %d %g", name, m, nnz, flops, sym.NNZ, sym.Flops)
+			}
+			// The automatic fill-reducing order beats the envelope
+			// order RCM on these FE matrices, with a little slack for
+			// the tiny ones, except on bcsstk16, a long banded model
+			// whose profile order really has less fill (AMD and METIS
+			// alike, and CHOLMOD's nnz(L) matches AMD's there).
+			limit := 1.05
+			if name == "bcsstk16" {
+				limit = 1.25
+			}
+			if m == OrderFillAuto && a.N > 500 && float64(nnz) > limit*float64(rcmNNZ) {
+				t.Errorf("%s %s: nnz(L) %d, more than %.2f x RCM's %d", name, m, nnz, limit, rcmNNZ)
+			}
+			t.Logf("%-9s %-7s -> %-4s nnz(L) %9d flops %.3g (rcm %d) %v", name, m, used, nnz, flops, rcmNNZ, el)
+		}
+	}
+}
+
+func TestFillOrderUnknown(t *testing.T) {
+	a := &CSC{N: 1, Elements: []float64{1}, ColIdx: []int32{0}, RowIdx: []int32{}}
+	if _, _, _, _, err := FillOrder(a, "colamd"); !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("err = %v, want ErrUnsupported", err)
+	}
+	p, _, nnz, _, err := FillOrder(a, OrderFillAuto)
+	if err != nil || len(p) != 1 || nnz != 1 {
+		t.Fatalf("order 1: %v %d %v", p, nnz, err)
+	}
+}
+
+// TestCompressGraph checks that the 3 unknowns of each node of an FE model
+// collapse to one vertex.
+func TestCompressGraph(t *testing.T) {
+	c := readShared(t, "bcsstk16")
+	nc, err := CompressGraph(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nc > c.Rows/2 {
+		t.Errorf("bcsstk16: %d of %d vertices after compression, want at most half", nc, c.Rows)
+	}
+	t.Logf("bcsstk16: %d -> %d vertices", c.Rows, nc)
+}
