@@ -156,6 +156,9 @@ func (c *capture) stop() {
 	captureMu.Unlock()
 }
 
+// flushStdio flushes C's buffered standard streams.
+func flushStdio() { C.flushC() }
+
 // printC writes s with C's buffered stdio, as OpenCL drivers and other C
 // libraries do; tests use it to check that such output is captured.
 func printC(s string) {

@@ -93,6 +93,8 @@ func resultBundle(res repl.Result) *display.Data {
 func cellError(err error) *CellError {
 	name := "Error"
 	switch {
+	case errors.Is(err, repl.ErrStackOverflow):
+		name = "StackOverflow"
 	case errors.Is(err, repl.ErrInterrupted):
 		name = "Interrupted"
 	case errors.Is(err, repl.ErrNotBound):

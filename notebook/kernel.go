@@ -75,7 +75,7 @@ func (ci *ConnectionInfo) endpoint(port int) string {
 // Kernel is a running Jupyter kernel.
 type Kernel struct {
 	conn   *ConnectionInfo
-	exec   *Executor
+	exec   Session
 	signer signer
 	log    *log.Logger
 
@@ -93,7 +93,7 @@ type Kernel struct {
 
 // ServeKernel runs a kernel on the given connection until a shutdown
 // request arrives or ctx ends.
-func ServeKernel(ctx context.Context, conn *ConnectionInfo, x *Executor) error {
+func ServeKernel(ctx context.Context, conn *ConnectionInfo, x Session) error {
 	logFile := os.Stderr
 	// The kernel's own log goes to the original standard error, which
 	// cells' output capture leaves alone.
@@ -133,7 +133,7 @@ func ServeKernel(ctx context.Context, conn *ConnectionInfo, x *Executor) error {
 			case <-ctx.Done():
 				return
 			case <-sig: // interrupt_mode "signal" front ends
-				k.exec.Engine.Interrupt()
+				k.exec.Interrupt()
 			}
 		}
 	}()
@@ -250,11 +250,11 @@ func (k *Kernel) handle(sock zmq4.Socket, msg *message) (stop bool) {
 		}
 		k.reply(sock, msg, "is_complete_reply", r)
 	case "interrupt_request":
-		k.exec.Engine.Interrupt()
+		k.exec.Interrupt()
 		k.reply(sock, msg, "interrupt_reply", map[string]any{"status": "ok"})
 	case "shutdown_request":
 		restart, _ := content["restart"].(bool)
-		k.exec.Engine.Interrupt()
+		k.exec.Interrupt()
 		k.reply(sock, msg, "shutdown_reply", map[string]any{"status": "ok", "restart": restart})
 		return true
 	case "history_request":
@@ -286,7 +286,7 @@ func (k *Kernel) kernelInfo() map[string]any {
 			"codemirror_mode":    "go",
 			"nbconvert_exporter": "",
 		},
-		"banner":     repl.Banner(k.exec.Engine),
+		"banner":     k.exec.Banner(),
 		"help_links": []any{},
 	}
 }
@@ -364,7 +364,7 @@ func (k *Kernel) complete(content map[string]any) map[string]any {
 	if i := strings.IndexByte(code[pos:], '\n'); i >= 0 {
 		lineEnd = pos + i
 	}
-	head, matches, _ := k.exec.Engine.Complete(code[lineStart:lineEnd], pos-lineStart)
+	head, matches := k.exec.Complete(code[lineStart:lineEnd], pos-lineStart)
 	start := utf8.RuneCountInString(code[:lineStart+len(head)])
 	if matches == nil {
 		matches = []string{}
@@ -378,7 +378,7 @@ func (k *Kernel) inspect(content map[string]any) map[string]any {
 	if c, ok := content["cursor_pos"].(float64); ok {
 		cursor = int(c)
 	}
-	desc := k.exec.Engine.Inspect(code, byteOffset(code, cursor))
+	desc := k.exec.Inspect(code, byteOffset(code, cursor))
 	if desc == "" {
 		return map[string]any{"status": "ok", "found": false, "data": map[string]any{}, "metadata": map[string]any{}}
 	}

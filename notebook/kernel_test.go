@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -41,19 +42,51 @@ func freePort(t *testing.T) int {
 }
 
 // startKernel serves a kernel on loopback ports and connects a client.
+// The kernel runs in this process on an in-process Executor.
 func startKernel(t *testing.T) (*client, chan error) {
+	t.Helper()
+	return startKernelIn(t, false, nil)
+}
+
+// kernelProcessEnv makes this test binary a kernel process: TestMain
+// serves the connection file it names, with a Supervisor as oclsolve
+// kernel does.
+const kernelProcessEnv = "OCLSOLVE_TEST_KERNEL"
+
+// startKernelIn serves a kernel on loopback ports and connects a client.
+// With process set the kernel is a separate process (this test binary, see
+// kernelProcessEnv) whose interpreter runs in a supervised worker, as
+// `oclsolve kernel` runs; its log goes to kernelLog, and done receives its
+// exit.
+func startKernelIn(t *testing.T, process bool, kernelLog *syncBuffer) (*client, chan error) {
 	t.Helper()
 	conn := &ConnectionInfo{
 		Transport: "tcp", IP: "127.0.0.1", Key: "a-secret-key", SignatureScheme: "hmac-sha256",
 		ShellPort: freePort(t), ControlPort: freePort(t), StdinPort: freePort(t), IOPubPort: freePort(t), HBPort: freePort(t),
 	}
-	x, err := NewExecutor()
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- ServeKernel(ctx, conn, x) }()
+	if process {
+		path := filepath.Join(t.TempDir(), "connection.json")
+		b, _ := json.Marshal(conn)
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), kernelProcessEnv+"="+path)
+		cmd.Stderr = kernelLog
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		go func() { done <- cmd.Wait() }()
+		t.Cleanup(func() { cmd.Process.Kill() })
+	} else {
+		x, err := NewExecutor()
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() { done <- ServeKernel(ctx, conn, x) }()
+	}
 
 	c := &client{t: t, signer: signer{key: []byte(conn.Key)}, session: newID()}
 	c.shell = zmq4.NewDealer(ctx)
@@ -66,7 +99,7 @@ func startKernel(t *testing.T) (*client, chan error) {
 			s.Close()
 		}
 	})
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for _, d := range []struct {
 		s    zmq4.Socket
 		port int
@@ -185,7 +218,25 @@ func find(pub []*received, msgType string) []*received {
 }
 
 func TestKernelProtocol(t *testing.T) {
-	c, done := startKernel(t)
+	t.Run("in-process", func(t *testing.T) { testKernelProtocol(t, false) })
+	// As `oclsolve kernel` runs: a kernel process whose cells run in a
+	// supervised worker process.
+	t.Run("worker", func(t *testing.T) {
+		if testing.Short() {
+			t.Skip("starts kernel and worker processes")
+		}
+		testKernelProtocol(t, true)
+	})
+}
+
+func testKernelProtocol(t *testing.T, process bool) {
+	var klog syncBuffer
+	c, done := startKernelIn(t, process, &klog)
+	defer func() {
+		if t.Failed() && process {
+			t.Logf("kernel log:\n%s", klog.String())
+		}
+	}()
 
 	reply, _ := c.request(c.shell, "kernel_info_request", map[string]any{})
 	li, _ := reply.Content["language_info"].(map[string]any)

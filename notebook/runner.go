@@ -156,7 +156,7 @@ func (c *cellOutputs) finish() []any {
 // cells' outputs and execution counts. It stops at the first failing cell,
 // whose error is recorded in its outputs and returned; nb then holds the
 // outputs up to that cell. Streamed text is copied to echo if it is not nil.
-func Run(x *Executor, nb Notebook, echo io.Writer) error {
+func Run(x Session, nb Notebook, echo io.Writer) error {
 	cells, _ := nb["cells"].([]any)
 	count := 0
 	for i, c := range cells {

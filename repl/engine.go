@@ -58,6 +58,7 @@ type Engine struct {
 	devices Devices
 
 	mu          sync.Mutex // serialises evaluations
+	calls       chan func() // run on the engine's goroutine (see onEngine)
 	running     atomic.Bool
 	interrupted atomic.Bool
 	imported    []string
@@ -130,7 +131,13 @@ func New(o Options) (*Engine, error) {
 	}
 	restore := muteStdout()
 	defer restore()
-	e.ir = fast.New()
+	e.calls = make(chan func())
+	go func() {
+		for f := range e.calls {
+			f()
+		}
+	}()
+	e.onEngine(func() { e.ir = fast.New() })
 	g := &e.ir.Comp.Globals
 	warnings := quietWarnings{e.stderr}
 	g.Stdout = warnings
@@ -192,6 +199,20 @@ func (e *Engine) Interrupt() {
 // Running reports whether an evaluation is in progress.
 func (e *Engine) Running() bool { return e.running.Load() }
 
+// onEngine runs f on the engine's own goroutine, the one that created the
+// interpreter, and waits for it. gomacro keeps its run state (and the
+// interrupt flag Interrupt sets) per goroutine: code evaluated on another
+// goroutine runs its function calls on a state Interrupt never reaches, so
+// a runaway recursive or looping function could not be stopped.
+func (e *Engine) onEngine(f func()) {
+	done := make(chan struct{})
+	e.calls <- func() {
+		defer close(done)
+		f()
+	}
+	<-done
+}
+
 // evalGo compiles and runs Go source. The caller holds e.mu (or is New).
 func (e *Engine) evalGo(src string) (res Result, err error) {
 	if strings.TrimSpace(src) == "" {
@@ -200,11 +221,25 @@ func (e *Engine) evalGo(src string) (res Result, err error) {
 	if err := checkImports(src); err != nil {
 		return Result{}, err
 	}
+	e.onEngine(func() { res, err = e.evalOnEngine(src) })
+	return res, err
+}
+
+// evalOnEngine is evalGo on the engine's goroutine.
+func (e *Engine) evalOnEngine(src string) (res Result, err error) {
 	e.interrupted.Store(false)
 	e.running.Store(true)
+	guard := startStackGuard(func() { e.ir.Interrupt(os.Interrupt) })
 	defer func() {
+		r := recover()
+		tripped := guard.finish()
 		e.running.Store(false)
-		if r := recover(); r != nil {
+		switch {
+		case tripped:
+			res = Result{}
+			err = fmt.Errorf("%w: %w: the evaluation's goroutine stack grew past %d MiB (infinite recursion?); it was stopped and the session keeps its state",
+				ErrEval, ErrStackOverflow, StackLimit>>20)
+		case r != nil:
 			err = e.panicError(r)
 		}
 	}()

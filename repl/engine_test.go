@@ -345,3 +345,50 @@ func FuzzSourceScanning(f *testing.F) {
 		checkImports(src)
 	})
 }
+
+// TestRecursionStopped: infinite recursion in a cell is stopped before the
+// Go runtime's stack limit would abort the process, and the session keeps
+// its state.
+func TestRecursionStopped(t *testing.T) {
+	e, _, _ := newTestEngine(t)
+	eval(t, e, "kept := 41")
+	start := time.Now()
+	_, err := e.Eval("func f(n int) int { return f(n+1) + 1 }; f(0)")
+	if !errors.Is(err, ErrStackOverflow) || !errors.Is(err, ErrEval) {
+		t.Fatalf("infinite recursion: err = %v, want ErrStackOverflow", err)
+	}
+	t.Logf("stopped after %v: %v", time.Since(start), err)
+	if r := eval(t, e, "kept + 1"); r.Values[0] != 42 {
+		t.Fatalf("state after the overflow: %v", r.Values)
+	}
+	// Deep but finite recursion is not stopped.
+	if r := eval(t, e, "func g(n int) int { if n == 0 { return 0 }; return g(n-1) + 1 }; g(20000)"); r.Values[0] != 20000 {
+		t.Fatalf("g(20000) = %v", r.Values)
+	}
+	// A second runaway cell is stopped as well.
+	if _, err := e.Eval("f(0)"); !errors.Is(err, ErrStackOverflow) {
+		t.Fatalf("second recursion: %v", err)
+	}
+}
+
+// TestInterruptFunctionFromAnotherGoroutine: Interrupt stops a loop inside
+// an interpreted function when Eval is called from a goroutine other than
+// the one that created the engine, as the kernel and the terminal do.
+func TestInterruptFunctionFromAnotherGoroutine(t *testing.T) {
+	e, _, _ := newTestEngine(t)
+	done := make(chan error, 1)
+	go func() {
+		_, err := e.Eval("func spin() { for {} }\nspin()")
+		done <- err
+	}()
+	time.Sleep(300 * time.Millisecond)
+	e.Interrupt()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrInterrupted) {
+			t.Fatalf("err = %v, want ErrInterrupted", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the interrupt did not stop a loop inside a function")
+	}
+}

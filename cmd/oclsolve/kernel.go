@@ -33,10 +33,13 @@ func runKernel(args []string) error {
 	if err != nil {
 		return err
 	}
-	x, err := notebook.NewExecutor()
+	// The interpreter runs in a supervised worker process: the kernel
+	// itself (sockets, heartbeat) survives whatever a cell does to it.
+	x, err := notebook.NewSupervisor(nil)
 	if err != nil {
 		return err
 	}
+	defer x.Close()
 	return notebook.ServeKernel(context.Background(), conn, x)
 }
 

@@ -10,6 +10,8 @@ import (
 	"io"
 	"os"
 	"sort"
+
+	"github.com/oclsolve/oclsolve/notebook"
 )
 
 // A command is one subcommand of the oclsolve binary. Each lives in its own
@@ -39,6 +41,7 @@ var defaultCommand = func() error { return commands["help"].run(nil) }
 var errUsage = errors.New("usage error")
 
 func main() {
+	notebook.RunWorkerIfChild() // a notebook worker never returns from it
 	os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr))
 }
 

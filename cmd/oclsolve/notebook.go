@@ -53,10 +53,14 @@ func runNotebook(args []string) error {
 	if err := os.Chdir(filepath.Dir(in)); err != nil {
 		return err
 	}
-	x, err := notebook.NewExecutor()
+	// The cells run in a worker process, so that a cell that crashes it
+	// (a panic in a goroutine it started, a fatal runtime error) fails
+	// with the reason instead of ending this process.
+	x, err := notebook.NewSupervisor(nil)
 	if err != nil {
 		return err
 	}
+	defer x.Close()
 	var runErr error
 	if *quiet {
 		runErr = notebook.Run(x, nb, nil)
