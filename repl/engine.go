@@ -57,7 +57,7 @@ type Engine struct {
 	stderr  io.Writer
 	devices Devices
 
-	mu          sync.Mutex // serialises evaluations
+	mu          sync.Mutex  // serialises evaluations
 	calls       chan func() // run on the engine's goroutine (see onEngine)
 	running     atomic.Bool
 	interrupted atomic.Bool
