@@ -18,8 +18,13 @@ export GOFLAGS := -buildvcs=false
 APT_OPENCL := pocl-opencl-icd ocl-icd-opencl-dev opencl-headers clinfo libmetis-dev libsuitesparse-dev
 APT_TEST := tmux jupyter-notebook python3-nbconvert python3-nbclient jupyter-client \
 	jupyter-console python3-ipykernel jupyter-nbconvert
+# The PETSc engine (make petsc, and its tests in make test): Debian's PETSc
+# 3.18 with OpenMPI, MUMPS, hypre and their ~100 dependencies, mpiexec, and
+# pkg-config, through which cgo finds them. Only bin/oclsolve-petsc links them.
+APT_PETSC := libpetsc-real3.18-dev openmpi-bin pkg-config
+BIN_PETSC := bin/oclsolve-petsc
 
-.PHONY: all build run test deps deps-test gomod vet notebooks bench clean
+.PHONY: all build run test deps deps-test deps-petsc petsc test-petsc gomod vet notebooks bench clean
 
 all: build
 
@@ -41,6 +46,14 @@ deps-test: deps
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
 
+deps-petsc: deps
+	@missing=""; for p in $(APT_PETSC); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		echo "make: installing Debian packages (PETSc engine):$$missing"; \
+		SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	fi
+
 # gomod downloads the pinned Go modules that the module cache lacks and names
 # each one it fetches (go mod download -x logs every fetch as "# get URL").
 gomod:
@@ -49,6 +62,11 @@ gomod:
 build: deps gomod
 	$(GO) build -o $(BIN) ./cmd/oclsolve
 
+# petsc builds the second binary, with the PETSc engine (solve --engine
+# petsc under mpiexec); bin/oclsolve stays free of MPI and PETSc.
+petsc: deps-petsc gomod
+	$(GO) build -tags petsc -o $(BIN_PETSC) ./cmd/oclsolve
+
 run: build
 	@$(BIN)
 
@@ -56,8 +74,14 @@ vet: gomod
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 
-test: deps-test build vet
+test: deps-test build vet test-petsc
 	$(GO) test -count=1 -timeout 12m ./...
+
+# test-petsc vets the tagged files and runs the engine's tests, which start
+# themselves under mpiexec -n 2.
+test-petsc: deps-petsc gomod
+	$(GO) vet -tags petsc ./afarray/solver/petsc ./cmd/oclsolve
+	$(GO) test -tags petsc -count=1 -timeout 5m ./afarray/solver/petsc
 
 # notebooks runs every notebook at $(OCLSOLVE_SCALE) (small by default; thesis or large on a
 # GPU) in-process and through Debian's Jupyter with our kernelspec. Outputs go to

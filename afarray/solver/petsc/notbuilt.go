@@ -1,0 +1,26 @@
+//go:build !petsc
+
+package petsc
+
+import "github.com/oclsolve/oclsolve/afarray/sparse"
+
+// Available reports whether this build has the PETSc engine: it has not
+// (build with -tags petsc).
+const Available = false
+
+// Init returns ErrNotBuilt.
+func Init() error { return ErrNotBuilt }
+
+// Finalize does nothing: nothing was initialized.
+func Finalize() error { return nil }
+
+// Rank returns 0: without MPI the process is alone.
+func Rank() int { return 0 }
+
+// Size returns 1.
+func Size() int { return 1 }
+
+// Solve returns ErrNotBuilt.
+func Solve(a *sparse.COO, b []float64, opts Options) ([]float64, *Report, error) {
+	return nil, nil, ErrNotBuilt
+}
