@@ -32,6 +32,10 @@ var (
 
 	// ErrNaN reports a NaN or infinite value where a finite number is needed.
 	ErrNaN = errors.New("sparse: value is not finite")
+
+	// ErrTooLarge reports a problem whose storage cannot fit the memory
+	// available (the host's, or a device's): the error names the sizes.
+	ErrTooLarge = errors.New("sparse: problem too large for memory")
 )
 
 // ParseError describes malformed input: the file (empty for an anonymous

@@ -3,6 +3,8 @@ package sparse
 import (
 	"bytes"
 	"errors"
+	"math"
+	"strconv"
 	"slices"
 	"testing"
 )
@@ -109,6 +111,24 @@ func FuzzReadOpenFEM(f *testing.F) {
 			if _, err := ReverseCuthillMcKee(set.A); err != nil {
 				t.Fatal(err)
 			}
+		}
+	})
+}
+
+// FuzzFastFloat checks the reader's float fast path against
+// strconv.ParseFloat: wherever it answers, it must give the same bits.
+func FuzzFastFloat(f *testing.F) {
+	for _, s := range []string{"1", "-0", "3.563114170501439e+09", "1e22", "1e23", "0.1", "-2.5E-3", "9007199254740993", ".5", "5.", "1e", "+.e1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, ok := fastFloat([]byte(s))
+		if !ok {
+			return
+		}
+		w, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.Float64bits(v) != math.Float64bits(w) {
+			t.Fatalf("fastFloat(%q) = %v, strconv says %v (%v)", s, v, w, err)
 		}
 	})
 }

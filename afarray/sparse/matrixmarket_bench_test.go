@@ -1,0 +1,51 @@
+package sparse
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// benchMatrixFile is the file the Matrix Market benchmarks read:
+// $OCLSOLVE_BENCH_MTX (a large file such as oclsolve gen's Model 2 at
+// n = 142 422), else bcsstk38 of the shared collection.
+func benchMatrixFile(b *testing.B) string {
+	if p := os.Getenv("OCLSOLVE_BENCH_MTX"); p != "" {
+		return p
+	}
+	p := filepath.Join(matrixDir, "bcsstk38.mtx")
+	if _, err := os.Stat(p); err != nil {
+		b.Skip("matrix collection not found")
+	}
+	return p
+}
+
+// BenchmarkReadMatrixMarketFile measures the parallel reader, file to COO.
+func BenchmarkReadMatrixMarketFile(b *testing.B) {
+	p := benchMatrixFile(b)
+	st, _ := os.Stat(p)
+	b.SetBytes(st.Size())
+	for b.Loop() {
+		if _, err := ReadMatrixMarketFile(p); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkWriteMatrixMarket measures the parallel writer, COO to bytes.
+func BenchmarkWriteMatrixMarket(b *testing.B) {
+	d, err := ReadMatrixMarketFile(benchMatrixFile(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var buf bytes.Buffer
+	WriteMatrixMarket(&buf, d.COO, "")
+	b.SetBytes(int64(buf.Len()))
+	for b.Loop() {
+		buf.Reset()
+		if err := WriteMatrixMarket(&buf, d.COO, ""); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
