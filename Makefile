@@ -14,9 +14,10 @@ export GOFLAGS := -buildvcs=false
 
 # Debian packages: OpenCL on the CPU (PoCL), headers, clinfo; METIS and
 # SuiteSparse (AMD, linked statically) for the fill-reducing orderings; tmux
-# for the REPL session test; Debian's Jupyter for running notebooks headless.
+# for the REPL session test; SciPy for the npz/npy fixtures; Debian's Jupyter
+# for running notebooks headless.
 APT_OPENCL := pocl-opencl-icd ocl-icd-opencl-dev opencl-headers clinfo libmetis-dev libsuitesparse-dev
-APT_TEST := tmux jupyter-notebook python3-nbconvert python3-nbclient jupyter-client \
+APT_TEST := tmux python3-scipy python3-numpy jupyter-notebook python3-nbconvert python3-nbclient jupyter-client \
 	jupyter-console python3-ipykernel jupyter-nbconvert
 # The PETSc engine (make petsc, and its tests in make test): Debian's PETSc
 # 3.18 with OpenMPI, MUMPS, hypre and their ~100 dependencies, mpiexec, and

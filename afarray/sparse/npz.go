@@ -1,0 +1,335 @@
+package sparse
+
+import (
+	"archive/zip"
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/sbinet/npyio/npy"
+)
+
+// SciPy's sparse files: scipy.sparse.save_npz writes a NumPy .npz archive
+// (a zip of .npy arrays) with "format" ("csr", "csc" or "coo"), "shape" and
+// the format's arrays: data, indices and indptr for CSR and CSC, data, row
+// and col for COO. The zip container is archive/zip's; each array is a .npy
+// (npy.go). Members are read in parallel, each with one read into its final
+// slice; compressed members (save_npz's default) are inflated on the way.
+
+// npzSymmetricKey marks a file written by WriteNPZ from a Symmetric COO: the
+// arrays hold the lower triangle of a symmetric matrix. SciPy's load_npz
+// ignores it (and then sees the triangle); ReadNPZ sets COO.Symmetric.
+const npzSymmetricKey = "oclsolve_symmetric"
+
+// ReadNPZ reads a sparse matrix written by scipy.sparse.save_npz (CSR, CSC
+// or COO; compressed or not) as a COO, 0-based, in the file's entry order
+// (row by row for CSR, column by column for CSC). The COO is general unless
+// the file was written by WriteNPZ from a Symmetric COO. Malformed files give
+// a *ParseError wrapping ErrMalformed; sizes in the headers are checked
+// against the bytes that hold them before anything is allocated, and the
+// CSR/CSC pointers against the shape before anything of the order's size.
+func ReadNPZ(path string) (*COO, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	return ReadNPZFrom(f, st.Size(), path)
+}
+
+// ReadNPZFrom reads a save_npz archive of size bytes from r; name is used
+// in messages.
+func ReadNPZFrom(r io.ReaderAt, size int64, name string) (*COO, error) {
+	zr, err := zip.NewReader(r, size)
+	if err != nil {
+		return nil, &ParseError{File: name, Msg: "not an .npz archive: " + err.Error()}
+	}
+	members := map[string]*zip.File{}
+	for _, f := range zr.File {
+		members[strings.TrimSuffix(f.Name, ".npy")] = f
+	}
+	open := func(key string) (*npyArray, io.ReadCloser, error) {
+		f, ok := members[key]
+		if !ok {
+			return nil, nil, &ParseError{File: name, Msg: fmt.Sprintf("no %q array: not a scipy.sparse.save_npz file", key)}
+		}
+		// The directory's sizes can lie too: a stored member cannot be
+		// larger than the archive, a deflated one than ~1032 times its
+		// compressed bytes (deflate's best ratio).
+		us, cs := f.UncompressedSize64, f.CompressedSize64
+		if cs > uint64(size) || us > 1<<62 || (f.Method == zip.Store && us > cs) || us > 1100*cs+1024 {
+			return nil, nil, &ParseError{File: name, Msg: fmt.Sprintf("%s: sizes in the zip directory (%d bytes, %d compressed) do not fit an archive of %d bytes", f.Name, us, cs, size)}
+		}
+		rc, err := f.Open()
+		if err != nil {
+			return nil, nil, &ParseError{File: name, Msg: fmt.Sprintf("%s: %v", f.Name, err)}
+		}
+		a, err := readNPYHeader(bufio.NewReaderSize(rc, 1<<16), name+":"+f.Name, int64(us))
+		if err != nil {
+			rc.Close()
+			return nil, nil, err
+		}
+		// The header reader buffered ahead: reopen and skip the header
+		// for a single straight read of the elements.
+		rc.Close()
+		if rc, err = f.Open(); err != nil {
+			return nil, nil, &ParseError{File: name, Msg: fmt.Sprintf("%s: %v", f.Name, err)}
+		}
+		if _, err := io.CopyN(io.Discard, rc, int64(us)-a.elems*int64(a.size)); err != nil {
+			rc.Close()
+			return nil, nil, &ParseError{File: name, Msg: fmt.Sprintf("%s: %v", f.Name, err)}
+		}
+		return a, rc, nil
+	}
+	format, err := npzString(open, "format")
+	if err != nil {
+		return nil, err
+	}
+	a, rc, err := open("shape")
+	if err != nil {
+		return nil, err
+	}
+	shape, err := a.int32s(rc, 0, maxOrder, "shape")
+	rc.Close()
+	if err != nil {
+		return nil, err
+	}
+	if len(shape) != 2 {
+		return nil, &ParseError{File: name, Msg: fmt.Sprintf("shape has %d dimensions, want 2", len(shape))}
+	}
+	rows, cols := int64(shape[0]), int64(shape[1])
+	c := &COO{Rows: int(rows), Cols: int(cols)}
+	if _, ok := members[npzSymmetricKey]; ok {
+		c.Symmetric = true
+	}
+	var keys [3]string
+	switch format {
+	case "csr", "csc":
+		keys = [3]string{"data", "indices", "indptr"}
+	case "coo":
+		keys = [3]string{"data", "row", "col"}
+	default:
+		return nil, &ParseError{File: name, Msg: fmt.Sprintf("sparse format %q is not supported (want csr, csc or coo)", format), Err: ErrUnsupported}
+	}
+	// Headers first (cheap, and every size checked), then the three arrays
+	// at once.
+	var arrs [3]*npyArray
+	var rcs [3]io.ReadCloser
+	defer func() {
+		for _, rc := range rcs {
+			if rc != nil {
+				rc.Close()
+			}
+		}
+	}()
+	for k, key := range keys {
+		if arrs[k], rcs[k], err = open(key); err != nil {
+			return nil, err
+		}
+		if len(arrs[k].shape) != 1 {
+			return nil, &ParseError{File: name, Msg: fmt.Sprintf("%s has shape %v, want a vector", key, arrs[k].shape)}
+		}
+	}
+	nnz := arrs[0].elems
+	major, minor := rows, cols // CSR: pointers per row, indices are columns
+	if format == "csc" {
+		major, minor = cols, rows
+	}
+	switch {
+	case format == "coo" && (arrs[1].elems != nnz || arrs[2].elems != nnz):
+		return nil, &ParseError{File: name, Msg: fmt.Sprintf("coo arrays have %d values, %d rows and %d columns", nnz, arrs[1].elems, arrs[2].elems)}
+	case format != "coo" && arrs[1].elems != nnz:
+		return nil, &ParseError{File: name, Msg: fmt.Sprintf("%s has %d values but %d indices", format, nnz, arrs[1].elems)}
+	case format != "coo" && arrs[2].elems != major+1:
+		return nil, &ParseError{File: name, Msg: fmt.Sprintf("%s of shape %dx%d needs %d pointers, indptr has %d", format, rows, cols, major+1, arrs[2].elems)}
+	}
+	var idx [3][]int32
+	var errs [3]error
+	var wg sync.WaitGroup
+	for k := range keys {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			switch {
+			case k == 0:
+				c.V, errs[k] = arrs[k].float64s(rcs[k])
+			case format == "coo" && k == 1:
+				idx[k], errs[k] = arrs[k].int32s(rcs[k], 0, max(rows-1, 0), "row")
+			case format == "coo":
+				idx[k], errs[k] = arrs[k].int32s(rcs[k], 0, max(cols-1, 0), "col")
+			case k == 1:
+				idx[k], errs[k] = arrs[k].int32s(rcs[k], 0, max(minor-1, 0), "indices")
+			default:
+				idx[k], errs[k] = arrs[k].int32s(rcs[k], 0, nnz, "indptr")
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	if format == "coo" {
+		c.I, c.J = idx[1], idx[2]
+	} else {
+		ptr := idx[2]
+		if ptr[0] != 0 || int64(ptr[major]) != nnz {
+			return nil, &ParseError{File: name, Msg: fmt.Sprintf("indptr runs from %d to %d, want 0 to %d", ptr[0], ptr[major], nnz), Err: ErrIndex}
+		}
+		for p := 0; p < int(major); p++ {
+			if ptr[p+1] < ptr[p] {
+				return nil, &ParseError{File: name, Msg: fmt.Sprintf("indptr decreases at %d", p), Err: ErrIndex}
+			}
+		}
+		// Expand the pointers: the major index of every entry.
+		expanded := make([]int32, nnz)
+		workers := 8
+		run(workers, workers, func(w int) {
+			for p := int(major) * w / workers; p < int(major)*(w+1)/workers; p++ {
+				for q := ptr[p]; q < ptr[p+1]; q++ {
+					expanded[q] = int32(p)
+				}
+			}
+		})
+		if format == "csr" {
+			c.I, c.J = expanded, idx[1]
+		} else {
+			c.I, c.J = idx[1], expanded
+		}
+	}
+	if c.Symmetric {
+		if c.Rows != c.Cols {
+			return nil, &ParseError{File: name, Msg: fmt.Sprintf("symmetric matrix of shape %dx%d", rows, cols), Err: ErrShape}
+		}
+		for k := range c.I {
+			if c.I[k] < c.J[k] {
+				return nil, &ParseError{File: name, Msg: fmt.Sprintf("entry (%d,%d) lies above the diagonal of a matrix marked symmetric (lower triangle)", c.I[k], c.J[k])}
+			}
+		}
+	}
+	return c, nil
+}
+
+func npzString(open func(string) (*npyArray, io.ReadCloser, error), key string) (string, error) {
+	a, rc, err := open(key)
+	if err != nil {
+		return "", err
+	}
+	defer rc.Close()
+	return a.text(rc)
+}
+
+// WriteNPZ writes c as scipy.sparse.save_npz(file, A, compressed=False)
+// does for the given format ("csr", "csc" or "coo"), so that SciPy's
+// load_npz reads it. Entries are written as given (duplicates stay, summed
+// by SciPy when it needs to); CSR and CSC sort them by row or column first.
+// A Symmetric COO is written as its lower triangle with an extra
+// "oclsolve_symmetric" member, which ReadNPZ honours and SciPy ignores.
+func WriteNPZ(w io.Writer, c *COO, format string) error {
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	I, J, V := c.I, c.J, c.V
+	if c.Symmetric {
+		I, J = slices.Clone(I), slices.Clone(J)
+		for k := range I {
+			if I[k] < J[k] {
+				I[k], J[k] = J[k], I[k]
+			}
+		}
+	}
+	zw := zip.NewWriter(w)
+	put := func(key string, v any) error {
+		f, err := zw.CreateHeader(&zip.FileHeader{Name: key + ".npy", Method: zip.Store})
+		if err != nil {
+			return err
+		}
+		if b, ok := v.(npyBytesScalar); ok {
+			_, err := f.Write(b.encode())
+			return err
+		}
+		bw := bufio.NewWriterSize(f, 1<<20)
+		if err := npy.Write(bw, v); err != nil {
+			return fmt.Errorf("writing %s.npy: %w", key, err)
+		}
+		return bw.Flush()
+	}
+	var err error
+	switch format {
+	case "coo":
+		err = firstErr(put("row", I), put("col", J), put("data", V))
+	case "csr", "csc":
+		major, minor, nmaj := I, J, c.Rows
+		if format == "csc" {
+			major, minor, nmaj = J, I, c.Cols
+		}
+		ptr := make([]int32, nmaj+1)
+		for _, m := range major {
+			ptr[m+1]++
+		}
+		for p := 0; p < nmaj; p++ {
+			ptr[p+1] += ptr[p]
+		}
+		next := slices.Clone(ptr[:nmaj])
+		ind, val := make([]int32, len(V)), make([]float64, len(V))
+		for k, m := range major {
+			q := next[m]
+			next[m]++
+			ind[q], val[q] = minor[k], V[k]
+		}
+		err = firstErr(put("indices", ind), put("indptr", ptr), put("data", val))
+	default:
+		return fmt.Errorf("%w: sparse format %q (want csr, csc or coo)", ErrUnsupported, format)
+	}
+	if err == nil {
+		err = firstErr(put("format", npyBytesScalar(format)), put("shape", []int64{int64(c.Rows), int64(c.Cols)}))
+	}
+	if err == nil && c.Symmetric {
+		err = put(npzSymmetricKey, []bool{true})
+	}
+	if err != nil {
+		return err
+	}
+	return zw.Close()
+}
+
+func firstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// npyBytesScalar is a NumPy bytes scalar (dtype '|S<n>', shape ()), how
+// save_npz stores the format name. npyio writes Go strings as '<U<n>' with
+// UTF-8 data where NumPy expects UTF-32, which NumPy cannot read, so this
+// one array is encoded here: version 1.0, the header padded with spaces to a
+// multiple of 64 bytes and ended by a newline, as numpy.lib.format does.
+type npyBytesScalar string
+
+func (s npyBytesScalar) encode() []byte {
+	dict := fmt.Sprintf("{'descr': '|S%d', 'fortran_order': False, 'shape': (), }", len(s))
+	pad := 64 - (10+len(dict)+1)%64
+	if pad == 64 {
+		pad = 0
+	}
+	hlen := len(dict) + pad + 1
+	out := append([]byte{}, npy.Magic[:]...)
+	out = append(out, 1, 0, byte(hlen), byte(hlen>>8))
+	out = append(out, dict...)
+	out = append(out, bytes.Repeat([]byte{' '}, pad)...)
+	out = append(out, '\n')
+	return append(out, s...)
+}
