@@ -63,13 +63,16 @@ type benchResult struct {
 func init() {
 	register(&command{
 		name:    "bench",
-		usage:   "thesis [--sizes N,N,...] [--methods gj,cholesky,ldlt,cg] [--formats dense,csc,sks] [--variant thesis|fast|both] [--order auto|none|rcm] [--markdown|--json] INPUTS...",
+		usage:   "dense [--sizes N,...] [--ops gemm,syrk,trsm,potrf,cholesky,lu,tune] [--dtype float64|float32|both] [--nb N,...] [--json] | thesis [--sizes N,N,...] [--methods gj,cholesky,ldlt,cg] [--formats dense,csc,sks] [--variant thesis|fast|both] [--order auto|none|rcm] [--markdown|--json] INPUTS...",
 		summary: "regenerate the thesis's time and memory tables on the current device",
 		run:     runBench,
 	})
 }
 
 func runBench(args []string) error {
+	if len(args) > 0 && args[0] == "dense" {
+		return runBenchDense(args[1:]) // bench_dense.go
+	}
 	if len(args) == 0 || args[0] != "thesis" {
 		return fmt.Errorf("%w: the benchmark suite is `bench thesis`", errUsage)
 	}

@@ -1,0 +1,745 @@
+package dense
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand"
+	"os"
+	"testing"
+
+	"github.com/oclsolve/oclsolve/kernels"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+)
+
+func testDevice(t *testing.T) *kernels.Device {
+	t.Helper()
+	dev, err := kernels.Default()
+	if err != nil {
+		t.Skipf("no OpenCL device: %v", err)
+	}
+	return dev
+}
+
+var dtypes = []DType{Float64, Float32}
+
+// tol is the relative accuracy expected of a product of depth k.
+func tol(dt DType, k int) float64 {
+	eps := 1e-15
+	if dt == Float32 {
+		eps = 1e-6
+	}
+	return eps * float64(10+k)
+}
+
+// devMat is a matrix uploaded with a leading-dimension pad and an offset,
+// so that every kernel is tested on views, not only whole buffers.
+type devMat struct {
+	Mat
+	host *mat.Dense // the values as the device holds them (rounded to float32 when dt is)
+	dt   DType
+}
+
+const testPad, testOff = 3, 5
+
+// upload puts h (r x c; empty when either is 0) on the device.
+func upload(t *testing.T, dev *kernels.Device, dt DType, h *mat.Dense, r, c int) devMat {
+	t.Helper()
+	ld := r + testPad
+	n := testOff + ld*max(c, 1)
+	vals := make([]float64, n)
+	for i := range vals {
+		vals[i] = math.NaN() // padding poisoned: a kernel that reads it shows
+	}
+	rounded := mat.NewDense(max(r, 1), max(c, 1), nil)
+	for j := 0; j < c; j++ {
+		for i := 0; i < r; i++ {
+			v := h.At(i, j)
+			if dt == Float32 {
+				v = float64(float32(v))
+			}
+			vals[testOff+i+ld*j] = v
+			rounded.Set(i, j, v)
+		}
+	}
+	buf, err := dev.Alloc(int64(n) * dt.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(buf.Release)
+	writeVals(t, buf, dt, vals)
+	return devMat{Mat: Mat{Buf: buf, Off: testOff, Rows: r, Cols: c, LD: ld}, host: rounded, dt: dt}
+}
+
+func writeVals(t *testing.T, buf *kernels.Buffer, dt DType, vals []float64) {
+	t.Helper()
+	if dt == Float32 {
+		v := make([]float32, len(vals))
+		for i, x := range vals {
+			v[i] = float32(x)
+		}
+		if err := buf.Write(0, v); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if err := buf.Write(0, vals); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readVals(t *testing.T, buf *kernels.Buffer, dt DType) []float64 {
+	t.Helper()
+	n := int(buf.Size() / dt.Size())
+	out := make([]float64, n)
+	if dt == Float32 {
+		v := make([]float32, n)
+		if err := buf.Read(0, v); err != nil {
+			t.Fatal(err)
+		}
+		for i, x := range v {
+			out[i] = float64(x)
+		}
+		return out
+	}
+	if err := buf.Read(0, out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// download returns the view's values; every element outside the view must
+// be untouched (still NaN padding), which it also checks.
+func (d devMat) download(t *testing.T) *mat.Dense {
+	t.Helper()
+	vals := readVals(t, d.Buf, d.dt)
+	out := mat.NewDense(max(d.Rows, 1), max(d.Cols, 1), nil)
+	inside := map[int]bool{}
+	for j := 0; j < d.Cols; j++ {
+		for i := 0; i < d.Rows; i++ {
+			k := int(d.Off) + i + d.LD*j
+			out.Set(i, j, vals[k])
+			inside[k] = true
+		}
+	}
+	for k, v := range vals {
+		if !inside[k] && !math.IsNaN(v) {
+			t.Fatalf("element %d outside the %dx%d view was written (%g)", k, d.Rows, d.Cols, v)
+		}
+	}
+	return out
+}
+
+func random(rng *rand.Rand, r, c int) *mat.Dense {
+	if r == 0 || c == 0 {
+		return &mat.Dense{}
+	}
+	m := mat.NewDense(r, c, nil)
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			m.Set(i, j, rng.Float64()*2-1)
+		}
+	}
+	return m
+}
+
+// relErr returns max|got-want| / max(1, max|want|) over the r x c block,
+// restricted to the lower triangle when lower is set.
+func relErr(got, want *mat.Dense, r, c int, lower bool) float64 {
+	var d, s float64
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			if lower && i < j {
+				continue
+			}
+			w := want.At(i, j)
+			e := math.Abs(got.At(i, j) - w)
+			if math.IsNaN(e) {
+				return math.Inf(1)
+			}
+			d = max(d, e)
+			s = max(s, math.Abs(w))
+		}
+	}
+	return d / max(1, s)
+}
+
+var gemmShapes = [][3]int{{0, 0, 0}, {1, 1, 1}, {0, 3, 2}, {3, 2, 0}, {1, 7, 5}, {7, 1, 3}, {17, 13, 11}, {37, 70, 19}, {65, 33, 129}, {130, 129, 64}}
+
+func refGemm(ta, tb bool, alpha float64, a, b *mat.Dense, beta float64, c *mat.Dense, m, n int) *mat.Dense {
+	out := mat.NewDense(max(m, 1), max(n, 1), nil)
+	if m == 0 || n == 0 {
+		return out
+	}
+	out.Copy(c)
+	ra, ca := a.Dims()
+	rb, cb := b.Dims()
+	if (ta && ra > 0 || !ta && ca > 0) && !a.IsEmpty() && !b.IsEmpty() {
+		tA, tB := blas.NoTrans, blas.NoTrans
+		if ta {
+			tA = blas.Trans
+		}
+		if tb {
+			tB = blas.Trans
+		}
+		_, _ = rb, cb
+		blas64.Gemm(tA, tB, alpha, a.RawMatrix(), b.RawMatrix(), beta, out.RawMatrix())
+	} else {
+		out.Scale(beta, out)
+	}
+	return out
+}
+
+func TestGemmAllConfigs(t *testing.T) {
+	dev := testDevice(t)
+	rng := rand.New(rand.NewSource(1))
+	for _, dt := range dtypes {
+		tuned, err := For(dev, dt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, cfg := range Configs {
+			// Every configuration in float64; float32 shares the source, so
+			// the tuned and the default configurations suffice there.
+			if cfg.fits(dev, dt) != nil || dt == Float32 && cfg != tuned.Config() && cfg != Configs[0] {
+				continue
+			}
+			e, err := NewWithConfig(dev, dt, cfg)
+			if err != nil {
+				t.Fatalf("%s %s: %v", dt, cfg, err)
+			}
+			for _, s := range gemmShapes {
+				for _, tt := range [][2]bool{{false, false}, {false, true}, {true, false}, {true, true}} {
+					m, n, k := s[0], s[1], s[2]
+					ar, ac := m, k
+					if tt[0] {
+						ar, ac = k, m
+					}
+					br, bc := k, n
+					if tt[1] {
+						br, bc = n, k
+					}
+					ha, hb, hc := random(rng, ar, ac), random(rng, br, bc), random(rng, m, n)
+					a, b, c := upload(t, dev, dt, ha, ar, ac), upload(t, dev, dt, hb, br, bc), upload(t, dev, dt, hc, m, n)
+					alpha, beta := 1.5, -0.5
+					if err := e.Gemm(tt[0], tt[1], alpha, a.Mat, b.Mat, beta, c.Mat); err != nil {
+						t.Fatalf("%s %s %v %v: %v", dt, cfg, s, tt, err)
+					}
+					want := refGemm(tt[0], tt[1], alpha, a.host, b.host, beta, c.host, m, n)
+					if m == 0 || n == 0 {
+						continue
+					}
+					if d := relErr(c.download(t), want, m, n, false); d > tol(dt, k) {
+						t.Errorf("%s %s m,n,k=%v trans=%v: error %.3g", dt, cfg, s, tt, d)
+					}
+				}
+			}
+		}
+	}
+}
+
+// beta = 0 must not read C: NaN in C stays out of the result.
+func TestGemmBetaZeroIgnoresC(t *testing.T) {
+	dev := testDevice(t)
+	for _, dt := range dtypes {
+		e, err := For(dev, dt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewSource(2))
+		ha, hb := random(rng, 9, 4), random(rng, 4, 11)
+		a, b := upload(t, dev, dt, ha, 9, 4), upload(t, dev, dt, hb, 4, 11)
+		nan := mat.NewDense(9, 11, nil)
+		for i := 0; i < 9; i++ {
+			for j := 0; j < 11; j++ {
+				nan.Set(i, j, math.NaN())
+			}
+		}
+		c := upload(t, dev, dt, nan, 9, 11)
+		if err := e.Gemm(false, false, 1, a.Mat, b.Mat, 0, c.Mat); err != nil {
+			t.Fatal(err)
+		}
+		var want mat.Dense
+		want.Mul(a.host, b.host)
+		if d := relErr(c.download(t), &want, 9, 11, false); d > tol(dt, 4) {
+			t.Errorf("%s: error %.3g", dt, d)
+		}
+	}
+}
+
+func TestSyrk(t *testing.T) {
+	dev := testDevice(t)
+	rng := rand.New(rand.NewSource(3))
+	for _, dt := range dtypes {
+		e, err := For(dev, dt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range [][2]int{{0, 3}, {1, 1}, {5, 0}, {13, 7}, {70, 33}, {129, 65}} {
+			for _, trans := range []bool{false, true} {
+				n, k := s[0], s[1]
+				ar, ac := n, k
+				if trans {
+					ar, ac = k, n
+				}
+				ha, hc := random(rng, ar, ac), random(rng, n, n)
+				a, c := upload(t, dev, dt, ha, ar, ac), upload(t, dev, dt, hc, n, n)
+				if err := e.Syrk(trans, -1, a.Mat, 2, c.Mat); err != nil {
+					t.Fatal(err)
+				}
+				if n == 0 {
+					continue
+				}
+				want := refGemm(trans, !trans, -1, a.host, a.host, 2, c.host, n, n)
+				got := c.download(t)
+				if d := relErr(got, want, n, n, true); d > tol(dt, k) {
+					t.Errorf("%s Syrk n=%d k=%d trans=%v: error %.3g", dt, n, k, trans, d)
+				}
+				for i := 0; i < n; i++ {
+					for j := i + 1; j < n; j++ {
+						if got.At(i, j) != c.host.At(i, j) {
+							t.Fatalf("%s Syrk n=%d: upper (%d,%d) changed", dt, n, i, j)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// triangular returns a well-conditioned triangle (the other triangle holds
+// junk that must not be read).
+func triangular(rng *rand.Rand, n int, uplo Uplo) *mat.Dense {
+	if n == 0 {
+		return &mat.Dense{}
+	}
+	m := random(rng, n, n)
+	for i := 0; i < n; i++ {
+		m.Set(i, i, 2+rng.Float64())
+		for j := 0; j < n; j++ {
+			if (uplo == Lower && j < i) || (uplo == Upper && j > i) {
+				m.Set(i, j, m.At(i, j)/math.Sqrt(float64(n)))
+			} else if i != j {
+				m.Set(i, j, 1e30) // junk, never to be read
+			}
+		}
+	}
+	return m
+}
+
+func TestTrsm(t *testing.T) {
+	dev := testDevice(t)
+	rng := rand.New(rand.NewSource(4))
+	for _, dt := range dtypes {
+		e, err := For(dev, dt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range [][2]int{{0, 4}, {4, 0}, {1, 1}, {5, 3}, {33, 7}, {70, 65}, {97, 130}} {
+			for _, side := range []Side{Left, Right} {
+				for _, uplo := range []Uplo{Lower, Upper} {
+					for _, trans := range []bool{false, true} {
+						for _, diag := range []Diag{NonUnit, Unit} {
+							m, n := s[0], s[1]
+							order := m
+							if side == Right {
+								order = n
+							}
+							ht, hb := triangular(rng, order, uplo), random(rng, m, n)
+							tm, b := upload(t, dev, dt, ht, order, order), upload(t, dev, dt, hb, m, n)
+							alpha := 0.75
+							if err := e.Trsm(side, uplo, trans, diag, alpha, tm.Mat, b.Mat); err != nil {
+								t.Fatal(err)
+							}
+							if m == 0 || n == 0 {
+								continue
+							}
+							// Check op(T) X = alpha B (or X op(T)) with the clean triangle.
+							tri := mat.NewDense(order, order, nil)
+							for i := 0; i < order; i++ {
+								for j := 0; j < order; j++ {
+									if i == j && diag == Unit {
+										tri.Set(i, j, 1)
+									} else if i == j || (uplo == Lower) == (i > j) {
+										tri.Set(i, j, tm.host.At(i, j))
+									}
+								}
+							}
+							var op mat.Matrix = tri
+							if trans {
+								op = tri.T()
+							}
+							x := b.download(t)
+							var got mat.Dense
+							if side == Left {
+								got.Mul(op, x)
+							} else {
+								got.Mul(x, op)
+							}
+							var want mat.Dense
+							want.Scale(alpha, b.host)
+							if d := relErr(&got, &want, m, n, false); d > 10*tol(dt, order) {
+								t.Errorf("%s Trsm %dx%d side=%d uplo=%d trans=%v diag=%d: residual %.3g", dt, m, n, side, uplo, trans, diag, d)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func spd(rng *rand.Rand, n int) *mat.Dense {
+	g := random(rng, n, n)
+	a := mat.NewDense(n, n, nil)
+	a.Mul(g, g.T())
+	for i := 0; i < n; i++ {
+		a.Set(i, i, a.At(i, i)+float64(n))
+	}
+	return a
+}
+
+func TestPotrf(t *testing.T) {
+	dev := testDevice(t)
+	rng := rand.New(rand.NewSource(5))
+	for _, dt := range dtypes {
+		base, err := For(dev, dt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := NewWithConfig(dev, dt, base.Config())
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, err := NewInfo(dev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer info.Release()
+		for _, nb := range []int{0, 32, 128} {
+			if err := e.SetBlockSize(nb); err != nil {
+				t.Fatal(err)
+			}
+			for _, n := range []int{1, 2, 7, 32, 65, 150, 257} {
+				h := spd(rng, n)
+				// junk in the strict upper triangle: never read
+				for i := 0; i < n; i++ {
+					for j := i + 1; j < n; j++ {
+						h.Set(i, j, math.Inf(1))
+					}
+				}
+				a := upload(t, dev, dt, h, n, n)
+				if err := info.Reset(); err != nil {
+					t.Fatal(err)
+				}
+				if err := e.Potrf(a.Mat, info); err != nil {
+					t.Fatal(err)
+				}
+				col, err := info.Column()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if col != -1 {
+					t.Fatalf("%s n=%d nb=%d: reported column %d of an SPD matrix", dt, n, nb, col)
+				}
+				got := a.download(t)
+				l := mat.NewTriDense(n, mat.Lower, nil)
+				sym := mat.NewSymDense(n, nil)
+				for i := 0; i < n; i++ {
+					for j := 0; j <= i; j++ {
+						l.SetTri(i, j, got.At(i, j))
+						sym.SetSym(i, j, a.host.At(i, j))
+					}
+					for j := i + 1; j < n; j++ {
+						if !math.IsInf(got.At(j, i)+got.At(i, j), 1) {
+							if got.At(i, j) != math.Inf(1) {
+								t.Fatalf("%s n=%d: upper (%d,%d) changed", dt, n, i, j)
+							}
+						}
+					}
+				}
+				var ch mat.Cholesky
+				if !ch.Factorize(sym) {
+					t.Fatal("gonum: not SPD")
+				}
+				var want mat.TriDense
+				ch.LTo(&want)
+				if d := relErr(denseOf(l), denseOf(&want), n, n, true); d > 10*tol(dt, n) {
+					t.Errorf("%s Potrf n=%d nb=%d: error %.3g", dt, n, nb, d)
+				}
+			}
+		}
+		// A matrix that is not positive definite at column 40.
+		n := 90
+		h := spd(rng, n)
+		h.Set(40, 40, -h.At(40, 40))
+		a := upload(t, dev, dt, h, n, n)
+		if err := info.Reset(); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Potrf(a.Mat, info); err != nil {
+			t.Fatal(err)
+		}
+		col, err := info.Column()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if col != 40 {
+			t.Fatalf("%s: first failing column %d, want 40", dt, col)
+		}
+		if p := a.download(t).At(40, 40); !(p <= 0) {
+			t.Errorf("%s: failing pivot left as %g, want its non-positive value", dt, p)
+		}
+	}
+}
+
+func denseOf(m mat.Matrix) *mat.Dense {
+	var d mat.Dense
+	d.CloneFrom(m)
+	return &d
+}
+
+// batchOf packs matrices into one buffer (with padding between them and a
+// leading-dimension pad) and describes them.
+func batchOf(t *testing.T, e *Engine, hs []*mat.Dense, dims [][2]int) (*Batch, []float64) {
+	t.Helper()
+	var vals []float64
+	var mats []Mat
+	for q, h := range hs {
+		r, c := dims[q][0], dims[q][1]
+		ld := r + 2
+		off := len(vals) + 3
+		vals = append(vals, make([]float64, 3+ld*max(c, 1))...)
+		for i := range vals[off-3:] {
+			vals[off-3+i] = math.NaN()
+		}
+		for j := 0; j < c; j++ {
+			for i := 0; i < r; i++ {
+				vals[off+i+ld*j] = h.At(i, j)
+			}
+		}
+		mats = append(mats, Mat{Off: int64(off), Rows: r, Cols: c, LD: ld})
+	}
+	buf, err := e.dev.Alloc(int64(max(len(vals), 1)) * e.dt.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(buf.Release)
+	if len(vals) > 0 {
+		writeVals(t, buf, e.dt, vals)
+	}
+	b, err := e.NewBatch(buf, mats)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Release)
+	return b, vals
+}
+
+func batchMat(t *testing.T, b *Batch, dt DType, q int) *mat.Dense {
+	vals := readVals(t, b.buf, dt)
+	m := b.mats[q]
+	out := mat.NewDense(max(m.Rows, 1), max(m.Cols, 1), nil)
+	for j := 0; j < m.Cols; j++ {
+		for i := 0; i < m.Rows; i++ {
+			out.Set(i, j, vals[int(m.Off)+i+m.LD*j])
+		}
+	}
+	return out
+}
+
+func rounded(dt DType, h *mat.Dense) *mat.Dense {
+	if h.IsEmpty() {
+		return h
+	}
+	var o mat.Dense
+	o.CloneFrom(h)
+	if dt == Float32 {
+		o.Apply(func(_, _ int, v float64) float64 { return float64(float32(v)) }, &o)
+	}
+	return &o
+}
+
+func TestBatched(t *testing.T) {
+	dev := testDevice(t)
+	rng := rand.New(rand.NewSource(6))
+	sizes := []int{0, 1, 5, 33, 70, 100} // 70 and 100 exceed the local-memory POTRF block
+	for _, dt := range dtypes {
+		e, err := For(dev, dt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// GEMM NT and SYRK on fronts of different sizes.
+		var ha, hb, hc, hs, hl, hr []*mat.Dense
+		var da, db, dc, ds, dr, dq [][2]int
+		for i, n := range sizes {
+			k := 1 + i*7
+			da, db, dc = append(da, [2]int{n, k}), append(db, [2]int{n + 3, k}), append(dc, [2]int{n, n + 3})
+			ds, dr, dq = append(ds, [2]int{n + 1, n + 1}), append(dr, [2]int{2*n + 1, n + 1}), append(dq, [2]int{n, n})
+			ha = append(ha, rounded(dt, random(rng, n, k)))
+			hb = append(hb, rounded(dt, random(rng, n+3, k)))
+			hc = append(hc, rounded(dt, random(rng, n, n+3)))
+			hs = append(hs, rounded(dt, spd(rng, n+1)))
+			hl = append(hl, rounded(dt, triangular(rng, n+1, Lower)))
+			hr = append(hr, rounded(dt, random(rng, 2*n+1, n+1)))
+		}
+		a, _ := batchOf(t, e, ha, da)
+		b, _ := batchOf(t, e, hb, db)
+		c, _ := batchOf(t, e, hc, dc)
+		if err := e.GemmBatched(false, true, -1, a, b, 1, c); err != nil {
+			t.Fatal(err)
+		}
+		for q, n := range sizes {
+			if n == 0 {
+				continue
+			}
+			want := refGemm(false, true, -1, ha[q], hb[q], 1, hc[q], n, n+3)
+			if d := relErr(batchMat(t, c, dt, q), want, n, n+3, false); d > tol(dt, 50) {
+				t.Errorf("%s GemmBatched %d (n=%d): error %.3g", dt, q, n, d)
+			}
+		}
+		s, _ := batchOf(t, e, hs, ds)
+		infos, err := dev.Alloc(4 * int64(len(sizes)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer infos.Release()
+		if err := e.PotrfBatched(s, infos); err != nil {
+			t.Fatal(err)
+		}
+		iv := make([]int32, len(sizes))
+		if err := infos.Read(0, iv); err != nil {
+			t.Fatal(err)
+		}
+		for q, n := range sizes {
+			if iv[q] != math.MaxInt32 {
+				t.Fatalf("%s PotrfBatched %d: info %d", dt, q, iv[q])
+			}
+			got := batchMat(t, s, dt, q)
+			sym := mat.NewSymDense(n+1, nil)
+			for i := 0; i <= n; i++ {
+				for j := 0; j <= i; j++ {
+					sym.SetSym(i, j, hs[q].At(i, j))
+				}
+			}
+			var ch mat.Cholesky
+			ch.Factorize(sym)
+			var l mat.TriDense
+			ch.LTo(&l)
+			if d := relErr(got, denseOf(&l), n+1, n+1, true); d > 10*tol(dt, n) {
+				t.Errorf("%s PotrfBatched %d (n=%d): error %.3g", dt, q, n+1, d)
+			}
+		}
+		// TRSM right, lower, transposed: L21 = A21 L^-T.
+		l, _ := batchOf(t, e, hl, ds)
+		r, _ := batchOf(t, e, hr, dr)
+		if err := e.TrsmBatched(Right, Lower, true, NonUnit, 2, l, r); err != nil {
+			t.Fatal(err)
+		}
+		for q, n := range sizes {
+			x := batchMat(t, r, dt, q)
+			tri := mat.NewDense(n+1, n+1, nil)
+			for i := 0; i <= n; i++ {
+				for j := 0; j <= i; j++ {
+					tri.Set(i, j, hl[q].At(i, j))
+				}
+			}
+			var got, want mat.Dense
+			got.Mul(x, tri.T())
+			want.Scale(2, hr[q])
+			if d := relErr(&got, &want, 2*n+1, n+1, false); d > 10*tol(dt, n) {
+				t.Errorf("%s TrsmBatched %d: residual %.3g", dt, q, d)
+			}
+		}
+		// SYRK batched on the GEMM operands' A (n x k) into fresh squares.
+		var hq []*mat.Dense
+		for _, n := range sizes {
+			hq = append(hq, rounded(dt, random(rng, n, n)))
+		}
+		sq, _ := batchOf(t, e, hq, dq)
+		if err := e.SyrkBatched(false, 1, a, 0, sq); err != nil {
+			t.Fatal(err)
+		}
+		for q, n := range sizes {
+			if n == 0 {
+				continue
+			}
+			want := refGemm(false, true, 1, ha[q], ha[q], 0, hq[q], n, n)
+			if d := relErr(batchMat(t, sq, dt, q), want, n, n, true); d > tol(dt, 50) {
+				t.Errorf("%s SyrkBatched %d: error %.3g", dt, q, d)
+			}
+		}
+	}
+}
+
+func TestErrors(t *testing.T) {
+	dev := testDevice(t)
+	e, err := For(dev, Float64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf, err := dev.Alloc(8 * 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer buf.Release()
+	a := Mat{Buf: buf, Rows: 3, Cols: 3, LD: 3}
+	big := Mat{Buf: buf, Rows: 4, Cols: 4, LD: 4} // 16 elements in a 10-element buffer
+	cases := []struct {
+		name string
+		err  error
+		want error
+	}{
+		{"shape", e.Gemm(false, false, 1, a, Mat{Buf: buf, Rows: 2, Cols: 3, LD: 2}, 0, a), ErrShape},
+		{"outside", e.Gemm(false, false, 1, big, big, 0, big), ErrShape},
+		{"ld", e.Gemm(false, false, 1, Mat{Buf: buf, Rows: 3, Cols: 1, LD: 2}, Mat{Buf: buf, Rows: 1, Cols: 1, LD: 1}, 0, Mat{Buf: buf, Rows: 3, Cols: 1, LD: 3}), ErrShape},
+		{"negative", e.Syrk(false, 1, Mat{Buf: buf, Rows: -1, Cols: 1, LD: 1}, 0, a), ErrShape},
+		{"side", e.Trsm(Side(7), Lower, false, NonUnit, 1, a, a), ErrArgument},
+		{"nonsquare", e.Potrf(Mat{Buf: buf, Rows: 2, Cols: 3, LD: 2}, nil), ErrShape},
+		{"noinfo", e.Potrf(a, nil), ErrArgument},
+		{"blocksize", e.SetBlockSize(33), ErrArgument},
+	}
+	for _, c := range cases {
+		if !errors.Is(c.err, c.want) {
+			t.Errorf("%s: got %v, want %v", c.name, c.err, c.want)
+		}
+	}
+	if _, err := ParseConfig("64x64x16/4x5"); !errors.Is(err, ErrArgument) {
+		t.Errorf("ParseConfig: %v", err)
+	}
+	if _, err := e.NewBatch(buf, []Mat{{Off: 5, Rows: 3, Cols: 2, LD: 3}}); !errors.Is(err, ErrShape) {
+		t.Errorf("NewBatch outside the buffer: %v", err)
+	}
+	released, _ := dev.Alloc(8)
+	released.Release()
+	if err := e.Gemm(false, false, 1, Mat{Buf: released, Rows: 1, Cols: 1, LD: 1}, Mat{Buf: buf, Rows: 1, Cols: 1, LD: 1}, 0, Mat{Buf: buf, Rows: 1, Cols: 1, LD: 1}); !errors.Is(err, kernels.ErrReleased) {
+		t.Errorf("released buffer: %v", err)
+	}
+}
+
+// The tuner measures once and later engines read the remembered choice.
+func TestTuningRemembered(t *testing.T) {
+	dev := testDevice(t)
+	dir := t.TempDir()
+	t.Setenv("OCLSOLVE_CACHE", dir+"/programs")
+	cfg, src, err := tune(dev, Float32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src != "tuned" {
+		t.Fatalf("first tuning came from %q", src)
+	}
+	if _, err := os.Stat(TuningPath(dev)); err != nil {
+		t.Fatalf("no tuning record: %v", err)
+	}
+	cfg2, src2, err := tune(dev, Float32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src2 != "disk" || cfg2 != cfg {
+		t.Fatalf("second tuning: %s from %q, want %s from disk", cfg2, src2, cfg)
+	}
+	fmt.Println("tuned float32 GEMM on", dev.Name(), ":", cfg)
+}

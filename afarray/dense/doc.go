@@ -1,0 +1,68 @@
+// Package dense is oclsolve's dense kernel core: GEMM (NN, NT, TN, TT),
+// SYRK, TRSM (left/right, lower/upper, transposed or not, unit or not) and
+// Cholesky (POTRF) on column-major matrices in device buffers, in float64
+// and float32, plus batched forms that treat many matrices of different
+// sizes in one launch. It builds only on package kernels, so that afarray,
+// the dense solvers, the Gaussian-elimination suite and the supernodal
+// factorization can all share it.
+//
+// # Matrices
+//
+// A Mat is a view: a *kernels.Buffer, an element offset Off, Rows, Cols and
+// a leading dimension LD (element (i, j) at Off + i + j*LD). Operations
+// check every view against its buffer before they launch, so a bad view is
+// an ErrShape error, never an out-of-bounds access.
+//
+//	e, err := dense.For(dev, dense.Float64)         // tuned engine, shared per device and type
+//	err = e.Gemm(false, true, -1, a, b, 1, c)       // C = C - A B^T
+//	err = e.Trsm(dense.Right, dense.Lower, true, dense.NonUnit, 1, l11, a21) // A21 = A21 L11^-T
+//	info, _ := dense.NewInfo(dev)
+//	err = e.Potrf(a, info)                         // lower Cholesky in place
+//	col, err := info.Column()                      // the only wait: -1, or the first bad pivot's column
+//
+// Every method only enqueues kernels on the device's in-order queue; none
+// waits. Errors match ErrShape, ErrDevice, ErrArgument or the kernels
+// sentinels with errors.Is.
+//
+// # Batched operations (for supernodal fronts)
+//
+// A Batch describes many matrices in one buffer: NewBatch(buf, mats)
+// checks each view on the host and uploads a device array of descriptors,
+// four int64 per matrix: {offset (elements), rows, cols, ld}. Then
+//
+//	e.GemmBatched(transA, transB, alpha, A, B, beta, C) // C_q = alpha op(A_q) op(B_q) + beta C_q
+//	e.SyrkBatched(trans, alpha, A, beta, C)             // lower triangles only
+//	e.TrsmBatched(side, uplo, trans, diag, alpha, T, B) // any order; rows of B are coalesced for Right
+//	e.PotrfBatched(A, infos)                            // infos[q]: first bad column or MaxInt32
+//
+// each make one launch for the whole batch: the grid covers the largest
+// matrix (dimension 2, or 1 for TRSM, indexes the matrices) and
+// work-groups outside a smaller matrix leave at once. The matrices of A, B
+// and C are matched by index; batches are reusable across launches
+// (Release frees the descriptors, not the data). GEMM and SYRK batches run
+// the tuned tiles; TRSM and POTRF batches use one work-item per
+// right-hand-side vector and one work-group per matrix (in local memory up
+// to order 64), which suits many small fronts. Large fronts are better
+// served by the unbatched calls on views of the same buffer (Mat.Sub).
+// Kernels of other packages may read the descriptors (Batch.Descriptors).
+//
+// # Kernels and tuning
+//
+// The GEMM kernel (gemm.cl) is register-blocked: each work-group computes
+// an MT x NT tile of C, each work-item a TM x TN block of it in registers,
+// from KT-deep slices of op(A) and op(B) staged in double-buffered local
+// memory (the next slice is loaded into registers while the current one
+// is multiplied, one barrier per slice). SYRK is the same kernel writing
+// only the lower triangle (tiles above the diagonal leave at once). TRSM is
+// recursive: halves solved in turn with one deep GEMM update between them,
+// 32-wide leaves solved in local memory. POTRF is recursive the same way
+// (Trsm for the panel, Syrk for the update), with leaves of up to 64
+// columns factored by one work-group in local memory.
+//
+// The tile configuration (Configs) is chosen per device and element type
+// at first use: each candidate is timed on a square product and the
+// fastest is remembered in a small JSON file beside the program cache
+// (TuningPath; kernels.CacheDir's parent, folder "tuning"), so later
+// processes skip the measurement. OCLSOLVE_TUNE=off skips tuning and takes
+// the first configuration that fits; NewWithConfig fixes one.
+package dense

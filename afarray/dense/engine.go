@@ -1,0 +1,194 @@
+package dense
+
+import (
+	_ "embed"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/oclsolve/oclsolve/kernels"
+)
+
+var (
+	//go:embed gemm.cl
+	gemmSource string
+	//go:embed trsm.cl
+	trsmSource string
+	//go:embed potrf.cl
+	potrfSource string
+)
+
+// Fixed geometry of the TRSM and POTRF kernels (TB, TV, PB, PL in their
+// sources): triangles are cut into TB-wide blocks, TV right-hand-side
+// vectors per work-group, diagonal blocks of up to PB factored in local
+// memory by PL items.
+const (
+	trsmBlock   = 32
+	trsmVectors = 64
+	potrfLocal  = 256
+)
+
+// Engine runs the dense kernels of one element type on one device. Get the
+// shared, tuned one with For; every method only enqueues work (none waits
+// for the device) and is safe for concurrent use.
+type Engine struct {
+	dev *kernels.Device
+	dt  DType
+	cfg Config
+
+	gemmK, gemmBatchedK                             *kernels.Kernel
+	trsmBlockK, trsmBatchedK, potrfBlockK, potrfBat *kernels.Kernel
+
+	pb int // PB: largest diagonal block factored in local memory
+	mu sync.Mutex
+	nb int // outer block of Potrf; 0: recursive
+
+	// Source says how the GEMM configuration was chosen: "tuned" (measured
+	// now), "disk" (a measurement remembered from an earlier process),
+	// "default" (tuning disabled) or "fixed" (NewWithConfig).
+	Source string
+}
+
+type engineKey struct {
+	dev *kernels.Device
+	dt  DType
+}
+
+var (
+	enginesMu sync.Mutex
+	engines   = map[engineKey]*Engine{}
+)
+
+// For returns the engine for dtype dt on dev, created at first use with
+// the GEMM tile configuration tuned for the device (see Tune); later calls
+// return the same engine.
+func For(dev *kernels.Device, dt DType) (*Engine, error) {
+	if dev == nil {
+		return nil, fmt.Errorf("dense: %w: nil device", ErrDevice)
+	}
+	enginesMu.Lock()
+	defer enginesMu.Unlock()
+	if e, ok := engines[engineKey{dev, dt}]; ok {
+		return e, nil
+	}
+	cfg, src, err := tune(dev, dt)
+	if err != nil {
+		return nil, err
+	}
+	e, err := NewWithConfig(dev, dt, cfg)
+	if err != nil {
+		return nil, err
+	}
+	e.Source = src
+	engines[engineKey{dev, dt}] = e
+	return e, nil
+}
+
+// NewWithConfig returns an engine that uses the GEMM tile configuration
+// cfg instead of the tuned one (for tests and tuning). Its programs are
+// built (or taken from the program cache) at once.
+func NewWithConfig(dev *kernels.Device, dt DType, cfg Config) (*Engine, error) {
+	if dev == nil {
+		return nil, fmt.Errorf("dense: %w: nil device", ErrDevice)
+	}
+	info := dev.Info()
+	if dt == Float64 && !info.FP64 {
+		return nil, fmt.Errorf("dense: %w: %s has no double precision", ErrDevice, info.Name)
+	}
+	if err := cfg.fits(dev, dt); err != nil {
+		return nil, err
+	}
+	e := &Engine{dev: dev, dt: dt, cfg: cfg, Source: "fixed"}
+	gp, err := dev.Build(cfg.options(dt), kernels.Source{Name: "gemm.cl", Text: gemmSource})
+	if err != nil {
+		return nil, err
+	}
+	// PB: the largest power-of-two diagonal block whose square fits the
+	// local memory with room to spare, at most 64.
+	e.pb = 64
+	for e.pb > 8 && int64(e.pb*e.pb)*dt.Size() > info.LocalMemBytes-4096 {
+		e.pb /= 2
+	}
+	pl := min(potrfLocal, info.MaxWorkGroupSize)
+	aux := fmt.Sprintf("-DT=%s -DTB=%d -DTV=%d -DPB=%d -DPL=%d", dt.clType(), trsmBlock, trsmVectors, e.pb, pl)
+	ap, err := dev.Build(aux, kernels.Source{Name: "trsm.cl", Text: trsmSource}, kernels.Source{Name: "potrf.cl", Text: potrfSource})
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range []struct {
+		p    *kernels.Program
+		name string
+		dst  **kernels.Kernel
+	}{
+		{gp, "gemm", &e.gemmK}, {gp, "gemm_batched", &e.gemmBatchedK},
+		{ap, "trsm_block", &e.trsmBlockK}, {ap, "trsm_batched", &e.trsmBatchedK},
+		{ap, "potrf_block", &e.potrfBlockK}, {ap, "potrf_batched", &e.potrfBat},
+	} {
+		if *k.dst, err = k.p.Kernel(k.name); err != nil {
+			return nil, err
+		}
+	}
+	if e.gemmK.MaxWorkGroupSize() < cfg.WorkGroup() {
+		return nil, fmt.Errorf("dense: %w: configuration %s needs %d work-items, the kernel allows %d on %s",
+			ErrDevice, cfg, cfg.WorkGroup(), e.gemmK.MaxWorkGroupSize(), info.Name)
+	}
+	return e, nil
+}
+
+func isGPU(dev *kernels.Device) bool {
+	return strings.Contains(strings.ToUpper(dev.Info().Type), "GPU")
+}
+
+// Device returns the engine's device.
+func (e *Engine) Device() *kernels.Device { return e.dev }
+
+// DType returns the engine's element type.
+func (e *Engine) DType() DType { return e.dt }
+
+// Config returns the GEMM tile configuration in use.
+func (e *Engine) Config() Config { return e.cfg }
+
+// BlockSize returns the outer block width of Potrf (0: recursive).
+func (e *Engine) BlockSize() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.nb
+}
+
+// SetBlockSize sets the outer block width of Potrf: 0 (the default) for
+// the recursive factorization, else a positive multiple of 32.
+func (e *Engine) SetBlockSize(nb int) error {
+	if nb < 0 || nb%trsmBlock != 0 {
+		return fmt.Errorf("dense: %w: block size %d is neither 0 nor a positive multiple of %d", ErrArgument, nb, trsmBlock)
+	}
+	e.mu.Lock()
+	e.nb = nb
+	e.mu.Unlock()
+	return nil
+}
+
+// scalar converts a coefficient to the kernel argument of the engine's type.
+func (e *Engine) scalar(v float64) any {
+	if e.dt == Float32 {
+		return float32(v)
+	}
+	return v
+}
+
+// checkAll validates views and that they live on the engine's device.
+func (e *Engine) checkAll(op string, ms ...namedMat) error {
+	for _, m := range ms {
+		if err := m.m.check(e.dt, op+" "+m.name); err != nil {
+			return err
+		}
+		if m.m.Rows > 0 && m.m.Cols > 0 && m.m.Buf.Device() != e.dev {
+			return fmt.Errorf("dense: %s %s: %w: buffer lives on %s, engine on %s", op, m.name, ErrDevice, m.m.Buf.Device().Name(), e.dev.Name())
+		}
+	}
+	return nil
+}
+
+type namedMat struct {
+	name string
+	m    Mat
+}

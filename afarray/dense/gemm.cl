@@ -1,0 +1,164 @@
+// Register-blocked matrix product, column-major, built per floating type T
+// and per tile configuration:
+//   MT x NT  the output tile of one work-group,
+//   KT       the depth of the tiles of op(A) (MT x KT) and op(B) (KT x NT)
+//            staged in local memory,
+//   TM x TN  the outputs each work-item keeps in registers.
+// The work-group is WX x WY = (MT/TM) x (NT/TN) items. Item (lx, ly) owns
+// rows lx, lx+WX, ... and columns ly, ly+WY, ... of the tile: strided, so
+// consecutive items read consecutive local words (no bank conflicts) and
+// write consecutive rows of C (coalesced).
+//
+// The local tiles are double-buffered: while the items multiply out of one
+// buffer, the next depth slice is already loaded from global memory into
+// registers and is stored into the other buffer afterwards, so one barrier
+// per slice suffices and the global loads overlap the arithmetic.
+
+#define WX (MT / TM)
+#define WY (NT / TN)
+#define WG (WX * WY)
+#define LA (MT * KT / WG) // elements of the A tile each item loads
+#define LB (KT * NT / WG)
+#define SA (MT + 1)       // padded row of the A tile (transposed stores stay conflict-free)
+#define SB (NT + 1)
+
+#if (MT % TM) || (NT % TN) || ((MT * KT) % WG) || ((KT * NT) % WG)
+#error "gemm tile configuration does not divide evenly"
+#endif
+
+// load_a fills ra with the items' share of op(A)(i0:i0+MT, p0:p0+KT). The
+// flat index runs along the contiguous direction of the stored matrix so
+// that consecutive items read consecutive addresses.
+inline void load_a(T *ra, int lid, int m, int k, int ta, __global const T *A, int lda, int i0, int p0) {
+	for (int t = 0; t < LA; t++) {
+		int e = lid + t * WG;
+		int r = ta ? e / KT : e % MT;
+		int p = ta ? e % KT : e / MT;
+		int i = i0 + r, q = p0 + p;
+		ra[t] = (i < m && q < k) ? (ta ? A[q + (long)lda * i] : A[i + (long)lda * q]) : (T)0;
+	}
+}
+
+inline void store_a(const T *ra, int lid, int ta, __local T *As) {
+	for (int t = 0; t < LA; t++) {
+		int e = lid + t * WG;
+		int r = ta ? e / KT : e % MT;
+		int p = ta ? e % KT : e / MT;
+		As[p * SA + r] = ra[t];
+	}
+}
+
+inline void load_b(T *rb, int lid, int n, int k, int tb, __global const T *B, int ldb, int j0, int p0) {
+	for (int t = 0; t < LB; t++) {
+		int e = lid + t * WG;
+		int c = tb ? e % NT : e / KT;
+		int p = tb ? e / NT : e % KT;
+		int j = j0 + c, q = p0 + p;
+		rb[t] = (j < n && q < k) ? (tb ? B[j + (long)ldb * q] : B[q + (long)ldb * j]) : (T)0;
+	}
+}
+
+inline void store_b(const T *rb, int lid, int tb, __local T *Bs) {
+	for (int t = 0; t < LB; t++) {
+		int e = lid + t * WG;
+		int c = tb ? e % NT : e / KT;
+		int p = tb ? e / NT : e % KT;
+		Bs[p * SB + c] = rb[t];
+	}
+}
+
+// gemm_tile computes the MT x NT tile of C at (i0, j0):
+// C = alpha*op(A)*op(B) + beta*C, where op(A) is m x k and op(B) k x n.
+// With lower set only the entries on or below the diagonal are written
+// (SYRK); the caller skips tiles wholly above it. beta == 0 never reads C.
+inline void gemm_tile(int m, int n, int k, int ta, int tb, T alpha,
+                      __global const T *A, int lda, __global const T *B, int ldb,
+                      T beta, __global T *C, int ldc, int i0, int j0, int lower,
+                      __local T *As, __local T *Bs) {
+	int lx = get_local_id(0), ly = get_local_id(1);
+	int lid = lx + WX * ly;
+	T acc[TM][TN];
+	for (int a = 0; a < TM; a++)
+		for (int b = 0; b < TN; b++) acc[a][b] = 0;
+	T ra[LA], rb[LB];
+	if (k > 0) {
+		load_a(ra, lid, m, k, ta, A, lda, i0, 0);
+		load_b(rb, lid, n, k, tb, B, ldb, j0, 0);
+		store_a(ra, lid, ta, As);
+		store_b(rb, lid, tb, Bs);
+	}
+	barrier(CLK_LOCAL_MEM_FENCE);
+	int cur = 0;
+	for (int p0 = 0; p0 < k; p0 += KT) {
+		int more = p0 + KT < k;
+		if (more) {
+			load_a(ra, lid, m, k, ta, A, lda, i0, p0 + KT);
+			load_b(rb, lid, n, k, tb, B, ldb, j0, p0 + KT);
+		}
+		__local const T *as = As + cur * (KT * SA) + lx;
+		__local const T *bs = Bs + cur * (KT * SB) + ly;
+#pragma unroll
+		for (int p = 0; p < KT; p++) {
+			T av[TM], bv[TN];
+#pragma unroll
+			for (int a = 0; a < TM; a++) av[a] = as[p * SA + a * WX];
+#pragma unroll
+			for (int b = 0; b < TN; b++) bv[b] = bs[p * SB + b * WY];
+#pragma unroll
+			for (int a = 0; a < TM; a++)
+#pragma unroll
+				for (int b = 0; b < TN; b++) acc[a][b] = fma(av[a], bv[b], acc[a][b]);
+		}
+		if (more) {
+			store_a(ra, lid, ta, As + (cur ^ 1) * (KT * SA));
+			store_b(rb, lid, tb, Bs + (cur ^ 1) * (KT * SB));
+		}
+		barrier(CLK_LOCAL_MEM_FENCE);
+		cur ^= 1;
+	}
+	for (int b = 0; b < TN; b++) {
+		int j = j0 + ly + b * WY;
+		if (j >= n) break;
+		for (int a = 0; a < TM; a++) {
+			int i = i0 + lx + a * WX;
+			if (i >= m) break;
+			if (lower && i < j) continue;
+			long o = i + (long)ldc * j;
+			C[o] = beta == (T)0 ? alpha * acc[a][b] : alpha * acc[a][b] + beta * C[o];
+		}
+	}
+}
+
+// gemm: one work-group per MT x NT tile of C; lower = 1 makes it SYRK-like
+// (only the lower triangle of a square C is computed; groups wholly above
+// the diagonal leave at once). Offsets are in elements.
+__kernel __attribute__((reqd_work_group_size(WX, WY, 1)))
+void gemm(int m, int n, int k, int ta, int tb, T alpha,
+          __global const T *A, long offa, int lda, __global const T *B, long offb, int ldb,
+          T beta, __global T *C, long offc, int ldc, int lower) {
+	__local T As[2 * KT * SA];
+	__local T Bs[2 * KT * SB];
+	int i0 = get_group_id(0) * MT, j0 = get_group_id(1) * NT;
+	if (lower && j0 > i0 + MT - 1) return;
+	gemm_tile(m, n, k, ta, tb, alpha, A + offa, lda, B + offb, ldb, beta, C + offc, ldc, i0, j0, lower, As, Bs);
+}
+
+// gemm_batched: dimension 2 of the grid indexes the problems. Each
+// descriptor is four longs {offset, rows, cols, ld} of a column-major
+// matrix in the shared buffer. C's descriptor gives m and n; op(A)'s
+// columns give k. Groups beyond a problem's size leave at once.
+__kernel __attribute__((reqd_work_group_size(WX, WY, 1)))
+void gemm_batched(int ta, int tb, T alpha,
+                  __global const T *A, __global const long *da,
+                  __global const T *B, __global const long *db,
+                  T beta, __global T *C, __global const long *dc, int lower) {
+	__local T As[2 * KT * SA];
+	__local T Bs[2 * KT * SB];
+	int q = get_group_id(2);
+	__global const long *a = da + 4 * q, *b = db + 4 * q, *c = dc + 4 * q;
+	int m = (int)c[1], n = (int)c[2];
+	int k = ta ? (int)a[1] : (int)a[2];
+	int i0 = get_group_id(0) * MT, j0 = get_group_id(1) * NT;
+	if (i0 >= m || j0 >= n || (lower && j0 > i0 + MT - 1)) return;
+	gemm_tile(m, n, k, ta, tb, alpha, A + a[0], (int)a[3], B + b[0], (int)b[3], beta, C + c[0], (int)c[3], i0, j0, lower, As, Bs);
+}

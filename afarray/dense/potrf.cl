@@ -1,0 +1,76 @@
+// Cholesky factorization of small blocks, A = L L^T with L in the lower
+// triangle (the strict upper triangle is neither read nor written). A
+// non-positive (or NaN) pivot at column j records col0 + j in *info with
+// atomic_min, so the first failing column of a whole blocked factorization
+// survives, and leaves the pivot's value on the diagonal instead of its
+// square root; the rest of the factor is then meaningless.
+
+// CHOL_STEPS factors the nb x nb matrix D (leading dimension LD) in place
+// with the PL items of one work-group, right-looking, one column per step.
+// FENCE is the barrier's fence for D's address space.
+#define CHOL_STEPS(D, LD, FENCE)                                                   \
+	for (int p = 0; p < nb; p++) {                                                 \
+		T d = D[p + (LD) * p];                                                     \
+		int bad = !(d > (T)0);                                                     \
+		T s = sqrt(d);                                                             \
+		if (bad && l == 0) atomic_min(info, col0 + p);                             \
+		for (int i = p + 1 + l; i < nb; i += PL) D[i + (LD) * p] /= s;             \
+		barrier(FENCE);                                                            \
+		if (l == 0) D[p + (LD) * p] = bad ? d : s;                                 \
+		int m = nb - p - 1;                                                        \
+		for (int e = l; e < m * m; e += PL) {                                      \
+			int r = e % m, c = e / m;                                              \
+			if (r >= c) D[(p + 1 + r) + (LD) * (p + 1 + c)] -= D[(p + 1 + r) + (LD) * p] * D[(p + 1 + c) + (LD) * p]; \
+		}                                                                          \
+		barrier(FENCE);                                                            \
+	}
+
+// potrf_block factors the nb x nb (nb <= PB) diagonal block at A + off in
+// local memory with one work-group.
+__kernel __attribute__((reqd_work_group_size(PL, 1, 1)))
+void potrf_block(int nb, __global T *A, long off, int lda, int col0, __global int *info) {
+	__local T D[PB * PB];
+	int l = get_local_id(0);
+	A += off;
+	for (int e = l; e < nb * nb; e += PL) {
+		int r = e % nb, c = e / nb;
+		if (r >= c) D[r + PB * c] = A[r + (long)lda * c];
+	}
+	barrier(CLK_LOCAL_MEM_FENCE);
+	CHOL_STEPS(D, PB, CLK_LOCAL_MEM_FENCE)
+	for (int e = l; e < nb * nb; e += PL) {
+		int r = e % nb, c = e / nb;
+		if (r >= c) A[r + (long)lda * c] = D[r + PB * c];
+	}
+}
+
+// potrf_batched factors problem get_group_id(0), described by
+// d[4q..4q+3] = {offset, rows, cols, ld} (square), with one work-group:
+// in local memory when its order is at most PB, else in place in global
+// memory. infos[q] receives the first failing column or INT_MAX.
+__kernel __attribute__((reqd_work_group_size(PL, 1, 1)))
+void potrf_batched(__global T *A, __global const long *d, __global int *infos) {
+	__local T Dl[PB * PB];
+	int q = get_group_id(0), l = get_local_id(0);
+	int nb = (int)d[4 * q + 1];
+	long lda = d[4 * q + 3];
+	__global T *a = A + d[4 * q];
+	__global int *info = infos + q;
+	int col0 = 0;
+	if (l == 0) *info = INT_MAX;
+	barrier(CLK_GLOBAL_MEM_FENCE);
+	if (nb <= PB) {
+		for (int e = l; e < nb * nb; e += PL) {
+			int r = e % nb, c = e / nb;
+			if (r >= c) Dl[r + PB * c] = a[r + lda * c];
+		}
+		barrier(CLK_LOCAL_MEM_FENCE);
+		CHOL_STEPS(Dl, PB, CLK_LOCAL_MEM_FENCE)
+		for (int e = l; e < nb * nb; e += PL) {
+			int r = e % nb, c = e / nb;
+			if (r >= c) a[r + lda * c] = Dl[r + PB * c];
+		}
+	} else {
+		CHOL_STEPS(a, lda, CLK_GLOBAL_MEM_FENCE)
+	}
+}

@@ -1,0 +1,428 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/oclsolve/oclsolve/afarray"
+	"github.com/oclsolve/oclsolve/afarray/dense"
+	"github.com/oclsolve/oclsolve/afarray/gauss"
+	"github.com/oclsolve/oclsolve/afarray/solver"
+	"github.com/oclsolve/oclsolve/kernels"
+	"gonum.org/v1/gonum/mat"
+)
+
+// `oclsolve bench dense` measures the dense kernel core (afarray/dense) and
+// the factorizations built on it on the current device: GEMM, SYRK, TRSM,
+// POTRF on device-resident matrices, the fast dense Cholesky solver
+// (factor + solve) and the blocked LU with partial pivoting (factor +
+// solve). Each timing is the best of --reps runs, each ended by waiting for
+// the device; rates are the nominal flop counts over that time.
+
+// denseBenchResult is one row of `oclsolve bench dense --json`.
+type denseBenchResult struct {
+	Op      string  `json:"op"` // gemm, syrk, trsm, potrf, cholesky, lu, tune
+	DType   string  `json:"dtype"`
+	N       int     `json:"n"`
+	Block   int     `json:"block,omitempty"`  // potrf outer block (absent: recursive)
+	Config  string  `json:"config,omitempty"` // GEMM tile configuration
+	TimeS   float64 `json:"time_s"`
+	GFLOPS  float64 `json:"gflops"`
+	FactorS float64 `json:"factor_s,omitempty"` // cholesky and lu: the factorization alone
+	SolveS  float64 `json:"solve_s,omitempty"`  // cholesky and lu: the solve alone
+	Error   string  `json:"error,omitempty"`
+}
+
+type denseBenchReport struct {
+	Device  string             `json:"device"`
+	Configs map[string]string  `json:"configs"` // dtype -> tuned configuration and its source
+	Results []denseBenchResult `json:"results"`
+}
+
+func runBenchDense(args []string) error {
+	fs := newFlagSet("bench dense")
+	sizes := fs.String("sizes", "", "matrix orders (default 1024,2048,4096 on a GPU, 256,512,1024 elsewhere)")
+	ops := fs.String("ops", "gemm,syrk,trsm,potrf,cholesky,lu", "what to measure: gemm,syrk,trsm,potrf,cholesky,lu,tune (tune: every GEMM configuration at each size)")
+	dtypes := fs.String("dtype", "float64", "float64, float32 or both")
+	blocks := fs.String("nb", "", "POTRF outer block widths to compare besides the engine's (0: recursive)")
+	reps := fs.Int("reps", 3, "runs per measurement (the best counts)")
+	asJSON := fs.Bool("json", false, "print JSON instead of a table")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil || len(pos) > 0 || *reps < 1 {
+		return errUsage
+	}
+	dev, err := kernels.Default()
+	if err != nil {
+		return err
+	}
+	gpu := strings.Contains(strings.ToUpper(dev.Info().Type), "GPU")
+	ns := []int{256, 512, 1024}
+	if gpu {
+		ns = []int{1024, 2048, 4096}
+	}
+	if *sizes != "" {
+		if ns, err = parseInts(*sizes); err != nil {
+			return err
+		}
+	}
+	var nbs []int
+	if *blocks != "" {
+		if nbs, err = parseInts(*blocks); err != nil {
+			return err
+		}
+	}
+	var dts []dense.DType
+	switch *dtypes {
+	case "float64":
+		dts = []dense.DType{dense.Float64}
+	case "float32":
+		dts = []dense.DType{dense.Float32}
+	case "both":
+		dts = []dense.DType{dense.Float64, dense.Float32}
+	default:
+		return fmt.Errorf("%w: --dtype float64|float32|both", errUsage)
+	}
+	rep := denseBenchReport{Device: dev.Name(), Configs: map[string]string{}}
+	progress := func(r denseBenchResult) {
+		rep.Results = append(rep.Results, r)
+		fmt.Fprintf(os.Stderr, "%-8s %-7s n=%-6d %9.3f ms %9.1f GFLOP/s %s %s\n", r.Op, r.DType, r.N, r.TimeS*1e3, r.GFLOPS, r.Config, r.Error)
+	}
+	for _, dt := range dts {
+		e, err := dense.For(dev, dt)
+		if err != nil {
+			return err
+		}
+		rep.Configs[dt.String()] = e.Config().String() + " (" + e.Source + ")"
+		for _, op := range strings.Split(*ops, ",") {
+			for _, n := range ns {
+				switch op {
+				case "tune":
+					rates, err := dense.Measure(dev, dt, n, dense.Configs)
+					if err != nil {
+						progress(denseBenchResult{Op: op, DType: dt.String(), N: n, Error: err.Error()})
+						continue
+					}
+					names := make([]string, 0, len(rates))
+					for c := range rates {
+						names = append(names, c)
+					}
+					sort.Strings(names)
+					for _, c := range names {
+						progress(denseBenchResult{Op: op, DType: dt.String(), N: n, Config: c, GFLOPS: rates[c],
+							TimeS: 2 * float64(n) * float64(n) * float64(n) / rates[c] / 1e9})
+					}
+				case "potrf":
+					for _, nb := range append([]int{-1}, nbs...) {
+						r := benchDenseKernel(e, op, n, nb, *reps)
+						progress(r)
+					}
+				case "gemm", "syrk", "trsm":
+					progress(benchDenseKernel(e, op, n, 0, *reps))
+				case "cholesky":
+					if dt == dense.Float64 {
+						progress(benchDenseCholesky(n, *reps))
+					}
+				case "lu":
+					if dt == dense.Float64 {
+						progress(benchDenseLU(dev, n, *reps))
+					}
+				default:
+					return fmt.Errorf("%w: unknown --ops entry %q", errUsage, op)
+				}
+			}
+		}
+	}
+	if *asJSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	printDenseBench(os.Stdout, rep)
+	return nil
+}
+
+func parseInts(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || v < 0 {
+			return nil, fmt.Errorf("%w: %q is not a non-negative integer", errUsage, f)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// benchDenseKernel times one kernel-core operation on n x n device
+// matrices. POTRF refactors a pristine SPD copy each run (the copy is not
+// timed).
+func benchDenseKernel(e *dense.Engine, op string, n, nb, reps int) (r denseBenchResult) {
+	dev, dt := e.Device(), e.DType()
+	r = denseBenchResult{Op: op, DType: dt.String(), N: n, Config: e.Config().String()}
+	fail := func(err error) denseBenchResult { r.Error = err.Error(); return r }
+	if op == "potrf" {
+		r.Block = e.BlockSize()
+		if nb >= 0 {
+			old := e.BlockSize()
+			if err := e.SetBlockSize(nb); err != nil {
+				return fail(err)
+			}
+			defer e.SetBlockSize(old)
+			r.Block = nb
+		}
+	}
+	bytes := int64(n) * int64(n) * dt.Size()
+	var bufs []*kernels.Buffer
+	defer func() {
+		for _, b := range bufs {
+			b.Release()
+		}
+	}()
+	rng := rand.New(rand.NewSource(1))
+	for i := 0; i < 4; i++ {
+		b, err := dev.Alloc(bytes)
+		if err != nil {
+			return fail(err)
+		}
+		bufs = append(bufs, b)
+		if i == 3 {
+			break
+		}
+		vals := make([]float64, n*n)
+		for j := range vals {
+			vals[j] = rng.Float64() - 0.5
+		}
+		if i == 0 { // a well-conditioned triangle for TRSM
+			for j := 0; j < n; j++ {
+				vals[j+n*j] = float64(n)
+			}
+		}
+		if err := writeTyped(b, dt, vals); err != nil {
+			return fail(err)
+		}
+	}
+	m := func(i int) dense.Mat { return dense.Mat{Buf: bufs[i], Rows: n, Cols: n, LD: n} }
+	fn := float64(n)
+	var flops float64
+	var run func() error
+	prepare := func() error { return nil }
+	switch op {
+	case "gemm":
+		flops = 2 * fn * fn * fn
+		run = func() error { return e.Gemm(false, false, 1, m(0), m(1), 0, m(2)) }
+	case "syrk":
+		flops = fn * fn * fn
+		run = func() error { return e.Syrk(false, 1, m(0), 0, m(2)) }
+	case "trsm":
+		flops = fn * fn * fn
+		run = func() error { return e.Trsm(dense.Left, dense.Lower, false, dense.NonUnit, 1, m(0), m(1)) }
+	case "potrf":
+		flops = fn * fn * fn / 3
+		// SPD: S = G G^T + n I in buffer 3 (lower triangle), then copied.
+		if err := e.Syrk(false, 1, m(1), 0, m(3)); err != nil {
+			return fail(err)
+		}
+		diag := make([]float64, n*n)
+		if err := readTyped(bufs[3], dt, diag); err != nil {
+			return fail(err)
+		}
+		for j := 0; j < n; j++ {
+			diag[j+n*j] += fn
+		}
+		if err := writeTyped(bufs[3], dt, diag); err != nil {
+			return fail(err)
+		}
+		info, err := dense.NewInfo(dev)
+		if err != nil {
+			return fail(err)
+		}
+		defer info.Release()
+		prepare = func() error {
+			if err := bufs[3].CopyTo(bufs[2], 0, 0, bytes); err != nil {
+				return err
+			}
+			return info.Reset()
+		}
+		run = func() error { return e.Potrf(m(2), info) }
+		defer func() {
+			if r.Error == "" {
+				if col, err := info.Column(); err != nil || col >= 0 {
+					r.Error = fmt.Sprintf("factorization failed at column %d (%v)", col, err)
+				}
+			}
+		}()
+	}
+	best := time.Duration(1 << 62)
+	for i := 0; i <= reps; i++ { // the first run warms up (lazy compilers, caches)
+		if err := prepare(); err != nil {
+			return fail(err)
+		}
+		if err := dev.Finish(); err != nil {
+			return fail(err)
+		}
+		t := time.Now()
+		if err := run(); err != nil {
+			return fail(err)
+		}
+		if err := dev.Finish(); err != nil {
+			return fail(err)
+		}
+		if d := time.Since(t); i > 0 && d < best {
+			best = d
+		}
+	}
+	r.TimeS = best.Seconds()
+	r.GFLOPS = flops / best.Seconds() / 1e9
+	return r
+}
+
+func writeTyped(b *kernels.Buffer, dt dense.DType, v []float64) error {
+	if dt == dense.Float32 {
+		f := make([]float32, len(v))
+		for i, x := range v {
+			f[i] = float32(x)
+		}
+		return b.Write(0, f)
+	}
+	return b.Write(0, v)
+}
+
+func readTyped(b *kernels.Buffer, dt dense.DType, v []float64) error {
+	if dt == dense.Float32 {
+		f := make([]float32, len(v))
+		if err := b.Read(0, f); err != nil {
+			return err
+		}
+		for i, x := range f {
+			v[i] = float64(x)
+		}
+		return nil
+	}
+	return b.Read(0, v)
+}
+
+// spdHost returns a random SPD matrix G G^T / n + I (row-major, symmetric).
+func spdHost(n int, rng *rand.Rand) *mat.Dense {
+	g := mat.NewDense(n, n, nil)
+	for i := range g.RawMatrix().Data {
+		g.RawMatrix().Data[i] = rng.Float64() - 0.5
+	}
+	a := mat.NewDense(n, n, nil)
+	a.Mul(g, g.T())
+	for i := 0; i < n; i++ {
+		a.Set(i, i, a.At(i, i)+float64(n))
+	}
+	return a
+}
+
+// benchDenseCholesky times solver.DenseCholesky (fast): factor (including
+// its copy of A and the NaN scan) and one solve, on a device-resident SPD
+// matrix.
+func benchDenseCholesky(n, reps int) (r denseBenchResult) {
+	r = denseBenchResult{Op: "cholesky", DType: "float64", N: n}
+	fail := func(err error) denseBenchResult { r.Error = err.Error(); return r }
+	a, err := afarray.FromDense(spdHost(n, rand.New(rand.NewSource(2))))
+	if err != nil {
+		return fail(err)
+	}
+	defer a.Release()
+	b, err := afarray.Constant(1, afarray.Float64, n)
+	if err != nil {
+		return fail(err)
+	}
+	defer b.Release()
+	x, err := afarray.Zeros(n)
+	if err != nil {
+		return fail(err)
+	}
+	defer x.Release()
+	dev := a.Device()
+	bestF, bestS := time.Duration(1<<62), time.Duration(1<<62)
+	for i := 0; i <= reps; i++ {
+		var c solver.DenseCholesky
+		if err := dev.Finish(); err != nil {
+			return fail(err)
+		}
+		t := time.Now()
+		if err := c.Factorize(a, solver.Fast); err != nil { // reads its status: waits
+			return fail(err)
+		}
+		t1 := time.Now()
+		if err := c.SolveTo(x, b); err != nil {
+			c.Release()
+			return fail(err)
+		}
+		t2 := time.Now()
+		c.Release()
+		if i > 0 {
+			bestF, bestS = min(bestF, t1.Sub(t)), min(bestS, t2.Sub(t1))
+		}
+	}
+	fn := float64(n)
+	r.FactorS, r.SolveS, r.TimeS = bestF.Seconds(), bestS.Seconds(), (bestF + bestS).Seconds()
+	r.GFLOPS = (fn*fn*fn/3 + 2*fn*fn) / r.TimeS / 1e9
+	return r
+}
+
+// benchDenseLU times the blocked LU with partial pivoting (gauss.Solve,
+// variant blocked): factorization (excluding the host packing and upload,
+// as its report separates them) plus the solve.
+func benchDenseLU(dev *kernels.Device, n, reps int) (r denseBenchResult) {
+	r = denseBenchResult{Op: "lu", DType: "float64", N: n}
+	rng := rand.New(rand.NewSource(3))
+	a := mat.NewDense(n, n, nil)
+	for i := range a.RawMatrix().Data {
+		a.RawMatrix().Data[i] = rng.Float64() - 0.5
+	}
+	b := make([]float64, n)
+	for i := range b {
+		b[i] = 1
+	}
+	bestF, bestS := time.Duration(1<<62), time.Duration(1<<62)
+	for i := 0; i <= reps; i++ {
+		_, rp, err := gauss.Solve(dev, a, b, gauss.Options{Pivot: true, Variant: gauss.VariantBlocked})
+		if err != nil {
+			r.Error = err.Error()
+			return r
+		}
+		if i > 0 {
+			bestF, bestS = min(bestF, rp.Eliminate), min(bestS, rp.BackSubstitution)
+		}
+	}
+	fn := float64(n)
+	r.FactorS, r.SolveS, r.TimeS = bestF.Seconds(), bestS.Seconds(), (bestF + bestS).Seconds()
+	r.GFLOPS = (2*fn*fn*fn/3 + 2*fn*fn) / r.TimeS / 1e9
+	return r
+}
+
+func printDenseBench(w io.Writer, rep denseBenchReport) {
+	fmt.Fprintf(w, "Dense kernels on %s\n", rep.Device)
+	for dt, c := range rep.Configs {
+		fmt.Fprintf(w, "GEMM tiles %s: %s\n", dt, c)
+	}
+	fmt.Fprintf(w, "\n| op | dtype | n | block | config | time (ms) | GFLOP/s | factor (ms) | solve (ms) |\n|---|---|---|---|---|---|---|---|---|\n")
+	for _, r := range rep.Results {
+		if r.Error != "" {
+			fmt.Fprintf(w, "| %s | %s | %d | | | error: %s | | | |\n", r.Op, r.DType, r.N, r.Error)
+			continue
+		}
+		blk := ""
+		if r.Block > 0 {
+			blk = strconv.Itoa(r.Block)
+		} else if r.Op == "potrf" {
+			blk = "rec"
+		}
+		fs, ss := "", ""
+		if r.FactorS > 0 {
+			fs, ss = fmt.Sprintf("%.3f", r.FactorS*1e3), fmt.Sprintf("%.3f", r.SolveS*1e3)
+		}
+		fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %.3f | %.1f | %s | %s |\n", r.Op, r.DType, r.N, blk, r.Config, r.TimeS*1e3, r.GFLOPS, fs, ss)
+	}
+}
