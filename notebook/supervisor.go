@@ -111,6 +111,12 @@ func (s *Supervisor) startWorker() (*worker, error) {
 	}
 	cmd := exec.Command(s.exe)
 	cmd.Env = append(os.Environ(), workerEnv+"=1")
+	if os.Getenv("GOTRACEBACK") == "" {
+		// A dying worker's Go stacks are the interpreter's internals,
+		// noise in a notebook; the runtime's first lines say what
+		// happened. GOTRACEBACK=single or all shows them.
+		cmd.Env = append(cmd.Env, "GOTRACEBACK=none")
+	}
 	cmd.Stdout, cmd.Stderr = outW, errW
 	cmd.ExtraFiles = []*os.File{reqR, evW}
 	if err := cmd.Start(); err != nil {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/chzyer/readline"
+
 	"github.com/oclsolve/oclsolve/repl"
 )
 
@@ -27,6 +29,12 @@ func runREPL(args []string) error {
 	if fs.NArg() != 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	}
+	// On a terminal the session runs in a supervised child process that
+	// is restarted if it dies (see superviseREPL).
+	if os.Getenv(replChildEnv) == "" && readline.IsTerminal(int(os.Stdin.Fd())) {
+		return superviseREPL(args)
+	}
+	os.Unsetenv(replChildEnv)
 	e, err := repl.New(repl.Options{})
 	if err != nil {
 		return err

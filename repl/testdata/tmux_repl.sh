@@ -1,8 +1,9 @@
 #!/bin/sh
 # Drives the terminal REPL through tmux, as a person would: typing, tab
 # completion, a multi-line function, Ctrl-C interrupting a running loop
-# (with the progress line shown after 2 s) and the persistent history,
-# recalled with the Up arrow in a second session.
+# (with the progress line shown after 2 s), runaway recursion stopped, a
+# session killed by a goroutine's panic restarted, and the persistent
+# history, recalled with the Up arrow in a second session.
 #
 # usage: repl/testdata/tmux_repl.sh OCLSOLVE_BINARY
 # Needs: tmux (Debian package tmux).
@@ -67,6 +68,22 @@ t send-keys -t repl C-c
 expect "interrupted" 10
 type_line 'x > 42'
 expect "true"
+# Runaway recursion is stopped before it overflows the stack; the session
+# keeps its state.
+type_line 'func rec(n int) int { return rec(n+1) + 1 }'
+type_line 'rec(0)'
+expect "stack overflow" 60
+type_line 'fmt.Println("still", x > 42)'
+expect "still true"
+# A panic in a goroutine kills the session process: the reason is on the
+# screen, a new session starts and works.
+type_line 'go func() { panic("boom in a goroutine") }(); time.Sleep(10 * time.Second)'
+expect "panic: boom in a goroutine" 30
+expect "starting a new session" 30
+expect "oclsolve>" 60
+type_line 'fmt.Println("alive", 6*7)'
+expect "alive 42" 60
+t send-keys -t repl C-l
 # A multi-line function: input continues until the brackets balance.
 type_line 'func fib(n int) int {'
 expect "       .."
