@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
+	"strings"
 )
 
 // OpenFEMSet is the file set that the thesis's OpenFEM (MATLAB) scripts write
@@ -38,13 +39,6 @@ const (
 // length when that is larger; the .def vector must have that length. Malformed files give a *ParseError naming the
 // file and line.
 func ReadOpenFEM(prefix string) (*OpenFEMSet, error) {
-	open := func(ext string, optional bool) (*os.File, error) {
-		f, err := os.Open(prefix + ext)
-		if err != nil && optional && errors.Is(err, fs.ErrNotExist) {
-			return nil, nil
-		}
-		return f, err
-	}
 	var files [5]*os.File
 	defer func() {
 		for _, f := range files {
@@ -53,10 +47,17 @@ func ReadOpenFEM(prefix string) (*OpenFEMSet, error) {
 			}
 		}
 	}()
-	for k, ext := range []string{OpenFEMValues, OpenFEMRows, OpenFEMCols, OpenFEMForce, OpenFEMSolution} {
-		f, err := open(ext, k >= 3)
+	exts := []string{OpenFEMValues, OpenFEMRows, OpenFEMCols, OpenFEMForce, OpenFEMSolution}
+	for k, ext := range exts {
+		f, err := os.Open(prefix + ext)
 		if err != nil {
-			return nil, err
+			if !errors.Is(err, fs.ErrNotExist) {
+				return nil, err
+			}
+			if k < 3 {
+				return nil, missingPart(prefix, ext, exts)
+			}
+			continue
 		}
 		files[k] = f
 	}
@@ -67,6 +68,46 @@ func ReadOpenFEM(prefix string) (*OpenFEMSet, error) {
 		return files[k]
 	}
 	return readOpenFEM(prefix, rd(0), rd(1), rd(2), rd(3), rd(4))
+}
+
+// missingPart is the error for a required file of a set that is absent: it
+// names the file, what it holds and which parts of the set do exist, so that
+// a mistyped prefix and a set copied without one file read differently.
+func missingPart(prefix, ext string, exts []string) error {
+	what := map[string]string{OpenFEMValues: "the matrix values", OpenFEMRows: "the row indices", OpenFEMCols: "the column indices"}[ext]
+	var found []string
+	for _, e := range exts {
+		if _, err := os.Stat(prefix + e); err == nil {
+			found = append(found, e)
+		}
+	}
+	have := "none of its files exist"
+	if len(found) > 0 {
+		have = "it has " + strings.Join(found, ", ")
+	}
+	return fmt.Errorf("OpenFEM set %s: %s%s (%s) is missing; %s: %w", prefix, prefix, ext, what, have, fs.ErrNotExist)
+}
+
+// OpenFEMPrefix says whether path names an OpenFEM set, and returns its
+// prefix: a path ending in one of the set's extensions, or a prefix for
+// which any of the .nz, .row or .col files exists while path itself does
+// not. Command-line tools use it to tell a set with a missing file from a
+// Matrix Market file that does not exist.
+func OpenFEMPrefix(path string) (prefix string, ok bool) {
+	for _, ext := range []string{OpenFEMValues, OpenFEMRows, OpenFEMCols} {
+		if strings.HasSuffix(path, ext) {
+			return strings.TrimSuffix(path, ext), true
+		}
+	}
+	if _, err := os.Stat(path); err == nil {
+		return "", false
+	}
+	for _, ext := range []string{OpenFEMValues, OpenFEMRows, OpenFEMCols} {
+		if _, err := os.Stat(path + ext); err == nil {
+			return path, true
+		}
+	}
+	return "", false
 }
 
 // ReadOpenFEMFrom reads an OpenFEM set from readers instead of files. fzs and
@@ -90,11 +131,11 @@ func readOpenFEM(prefix string, nz, row, col, fzs, def io.Reader) (*OpenFEMSet, 
 	if err != nil {
 		return nil, err
 	}
-	rows, maxRow, err := readIndices(row, name(OpenFEMRows), len(vals))
+	rows, err := readIndices(row, name(OpenFEMRows), len(vals), name(OpenFEMValues))
 	if err != nil {
 		return nil, err
 	}
-	cols, maxCol, err := readIndices(col, name(OpenFEMCols), len(vals))
+	cols, err := readIndices(col, name(OpenFEMCols), len(vals), name(OpenFEMValues))
 	if err != nil {
 		return nil, err
 	}
@@ -109,20 +150,55 @@ func readOpenFEM(prefix string, nz, row, col, fzs, def io.Reader) (*OpenFEMSet, 
 			return nil, err
 		}
 	}
-	// The force vector, when present, fixes the order: trailing rows and
-	// columns without entries are possible (if unusual) in an FE matrix.
-	n := max(maxRow, maxCol)
-	if set.F != nil {
-		n = max(n, len(set.F))
-	}
-	if set.F != nil && len(set.F) != n {
-		return nil, &ParseError{File: name(OpenFEMForce), Msg: fmt.Sprintf("%d values for a matrix of order %d", len(set.F), n)}
+	n, err := openFEMOrder(rows, cols, len(vals), set.F, name)
+	if err != nil {
+		return nil, err
 	}
 	if set.Def != nil && len(set.Def) != n {
 		return nil, &ParseError{File: name(OpenFEMSolution), Msg: fmt.Sprintf("%d values for a matrix of order %d", len(set.Def), n)}
 	}
-	set.A = &COO{Rows: n, Cols: n, I: rows, J: cols, V: vals}
+	set.A = &COO{Rows: n, Cols: n, I: rows.idx, J: cols.idx, V: vals}
 	return set, nil
+}
+
+// openFEMOrder finds the matrix order and checks the parts of a set against
+// each other, blaming the file that disagrees with the others. The set
+// stores a square matrix in full, so the largest row and column indices
+// agree; every row of a nonsingular matrix holds an entry, so the order is
+// at most the number of entries; and the force vector, when present, has
+// one value per row (it may be longer: trailing rows without entries are
+// possible, if unusual). A single wrong index (999999 among indices up to
+// 1080) is thus blamed on its file and line, not on the force vector's
+// count, and an index of 2e9 is refused before anything of that size is
+// allocated.
+func openFEMOrder(rows, cols indexFile, nnz int, f []float64, name func(string) string) (int, error) {
+	indexErr := func(bad indexFile, why string) error {
+		return &ParseError{File: bad.file, Line: bad.hiLine, Msg: fmt.Sprintf("index %d %s", bad.hi, why)}
+	}
+	if f != nil {
+		switch {
+		case rows.hi > len(f) && cols.hi > len(f) && rows.hi == cols.hi:
+			return 0, &ParseError{File: name(OpenFEMForce), Msg: fmt.Sprintf("%d values, but %s and %s index rows and columns up to %d",
+				len(f), rows.file, cols.file, rows.hi)}
+		case rows.hi > len(f) && rows.hi >= cols.hi:
+			return 0, indexErr(rows, fmt.Sprintf("exceeds the order %d of %s (and %s's largest index is %d)", len(f), name(OpenFEMForce), cols.file, cols.hi))
+		case cols.hi > len(f):
+			return 0, indexErr(cols, fmt.Sprintf("exceeds the order %d of %s (and %s's largest index is %d)", len(f), name(OpenFEMForce), rows.file, rows.hi))
+		}
+	}
+	switch {
+	case rows.hi > cols.hi:
+		return 0, indexErr(rows, fmt.Sprintf("exceeds %s's largest index %d: the matrix would have empty columns", cols.file, cols.hi))
+	case cols.hi > rows.hi:
+		return 0, indexErr(cols, fmt.Sprintf("exceeds %s's largest index %d: the matrix would have empty rows", rows.file, rows.hi))
+	case rows.hi > nnz:
+		return 0, indexErr(rows, fmt.Sprintf("makes the order %d, more than the %d entries in %s: the matrix would have empty rows", rows.hi, nnz, name(OpenFEMValues)))
+	}
+	n := rows.hi
+	if f != nil {
+		n = max(n, len(f))
+	}
+	return n, nil
 }
 
 // readFloats reads every number in r.
@@ -150,39 +226,51 @@ func readFloats(r io.Reader, file string) ([]float64, error) {
 	}
 }
 
-// readIndices reads exactly want 1-based indices from r and returns them
-// 0-based with the largest 1-based index.
-func readIndices(r io.Reader, file string, want int) ([]int32, int, error) {
+// indexFile is one index file of a set: the indices 0-based, the largest
+// 1-based index and the line it is on.
+type indexFile struct {
+	file   string
+	idx    []int32
+	hi     int
+	hiLine int
+}
+
+// readIndices reads exactly want 1-based indices from r, as many as the
+// values in valuesFile.
+func readIndices(r io.Reader, file string, want int, valuesFile string) (indexFile, error) {
+	out := indexFile{file: file}
 	br, closer, err := maybeGunzip(r, file)
 	if err != nil {
-		return nil, 0, err
+		return out, err
 	}
 	defer closer.Close()
 	t := newTokenizer(br, file, 1, true)
 	idx := make([]int32, 0, min(want, maxPrealloc))
-	hi := 0
 	for {
 		tok, err := t.next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return nil, 0, err
+			return out, err
 		}
 		if len(idx) == want {
-			return nil, 0, t.errorf("more indices than the %d values in %s", want, OpenFEMValues)
+			return out, t.errorf("more indices than the %d values in %s", want, valuesFile)
 		}
 		k, err := t.parseInt(tok, "index", 1, maxOrder)
 		if err != nil {
-			return nil, 0, err
+			return out, err
 		}
 		idx = append(idx, int32(k-1))
-		hi = max(hi, int(k))
+		if int(k) > out.hi {
+			out.hi, out.hiLine = int(k), t.line
+		}
 	}
 	if len(idx) != want {
-		return nil, 0, &ParseError{File: file, Msg: fmt.Sprintf("%d indices for %d values in %s", len(idx), want, OpenFEMValues)}
+		return out, &ParseError{File: file, Msg: fmt.Sprintf("%d indices for the %d values in %s", len(idx), want, valuesFile)}
 	}
-	return idx, hi, nil
+	out.idx = idx
+	return out, nil
 }
 
 // WriteOpenFEM writes a as an OpenFEM file set: prefix.nz, prefix.row and

@@ -3,6 +3,7 @@ package sparse
 import (
 	"compress/gzip"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -98,7 +99,7 @@ func TestOpenFEMMalformed(t *testing.T) {
 		}
 	}
 	// A force vector longer than the largest index sets the order.
-	set, err := ReadOpenFEMFrom(strings.NewReader("1"), strings.NewReader("2"), strings.NewReader("2"), strings.NewReader("1 2 3"), nil)
+	set, err := ReadOpenFEMFrom(strings.NewReader("1 1"), strings.NewReader("1 2"), strings.NewReader("1 2"), strings.NewReader("1 2 3"), nil)
 	if err != nil || set.A.Rows != 3 || set.A.Cols != 3 {
 		t.Errorf("long force vector: %v", err)
 	}
@@ -107,5 +108,64 @@ func TestOpenFEMMalformed(t *testing.T) {
 	}
 	if err := WriteOpenFEM(filepath.Join(t.TempDir(), "x"), &COO{Rows: 2, Cols: 2}, []float64{1}); !errors.Is(err, ErrShape) {
 		t.Errorf("short force vector: %v", err)
+	}
+}
+
+// TestOpenFEMInconsistent: a set whose parts disagree is refused with the
+// file (and line) at fault and the counts that disagree.
+func TestOpenFEMInconsistent(t *testing.T) {
+	// The 3×3 matrix of TestOpenFEMLayouts, one entry per line.
+	nz, row, col := "4\n-1\n-1\n4\n-1\n-1\n4\n", "1\n2\n1\n2\n3\n2\n3\n", "1\n1\n2\n2\n2\n3\n3\n"
+	badRow := "1\n2\n1\n2\n999999\n2\n3\n" // line 5
+	cases := []struct {
+		nz, row, col, fzs string
+		file              string
+		line              int
+		says              []string
+	}{
+		{nz, badRow, col, "1 2 3", "<row>", 5, []string{"index 999999", "order 3 of <fzs>", "<col>'s largest index is 3"}},
+		{nz, badRow, col, "", "<row>", 5, []string{"index 999999", "<col>'s largest index 3"}},
+		{nz, row, "1\n1\n2\n2\n2\n3\n70\n", "", "<col>", 7, []string{"index 70", "<row>'s largest index 3"}},
+		{nz, row, col, "1 2", "<fzs>", 0, []string{"2 values", "up to 3"}},
+		{"1", "2000000000", "2000000000", "", "<row>", 1, []string{"order 2000000000", "1 entries"}},
+		{"1", "2000000000", "1", "", "<row>", 1, []string{"index 2000000000"}},
+		{nz, row, col[:len(col)-2], "", "<col>", 0, []string{"6 indices for the 7 values in <nz>"}},
+	}
+	for k, tc := range cases {
+		var fzs io.Reader
+		if tc.fzs != "" {
+			fzs = strings.NewReader(tc.fzs)
+		}
+		_, err := ReadOpenFEMFrom(strings.NewReader(tc.nz), strings.NewReader(tc.row), strings.NewReader(tc.col), fzs, nil)
+		var pe *ParseError
+		if !errors.As(err, &pe) || pe.File != tc.file || pe.Line != tc.line {
+			t.Errorf("case %d: %v (want %s line %d)", k, err, tc.file, tc.line)
+			continue
+		}
+		for _, s := range tc.says {
+			if !strings.Contains(err.Error(), s) {
+				t.Errorf("case %d: %q does not say %q", k, err, s)
+			}
+		}
+	}
+
+	// A missing required file is named, with what the set does have.
+	dir := t.TempDir()
+	prefix := filepath.Join(dir, "model1_1080")
+	for ext, text := range map[string]string{".row": row, ".col": col, ".fzs": "1 2 3"} {
+		os.WriteFile(prefix+ext, []byte(text), 0o644)
+	}
+	_, err := ReadOpenFEM(prefix)
+	if !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), "model1_1080.nz (the matrix values) is missing") || !strings.Contains(err.Error(), "it has .row, .col, .fzs") {
+		t.Errorf("missing .nz: %v", err)
+	}
+	if p, ok := OpenFEMPrefix(prefix); !ok || p != prefix {
+		t.Errorf("OpenFEMPrefix(%s) = %q, %v", prefix, p, ok)
+	}
+	if p, ok := OpenFEMPrefix(prefix + ".nz"); !ok || p != prefix {
+		t.Errorf("OpenFEMPrefix(.nz) = %q, %v", p, ok)
+	}
+	if _, ok := OpenFEMPrefix(filepath.Join(dir, "nothing.mtx")); ok {
+		t.Error("OpenFEMPrefix of a missing Matrix Market file")
 	}
 }

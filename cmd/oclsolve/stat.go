@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/oclsolve/oclsolve/afarray/sparse"
@@ -124,16 +123,9 @@ func runStat(args []string) error {
 
 // loadMatrix reads a Matrix Market file or an OpenFEM set.
 func loadMatrix(path string) (*sparse.COO, string, error) {
-	prefix := ""
-	switch {
-	case strings.HasSuffix(path, sparse.OpenFEMValues):
-		prefix = strings.TrimSuffix(path, sparse.OpenFEMValues)
-	default:
-		if _, err := os.Stat(path + sparse.OpenFEMValues); err == nil {
-			prefix = path
-		}
-	}
-	if prefix != "" {
+	// A set with its .nz missing is reported as such, not as a missing
+	// Matrix Market file.
+	if prefix, ok := sparse.OpenFEMPrefix(path); ok {
 		set, err := sparse.ReadOpenFEM(prefix)
 		if err != nil {
 			return nil, "", err
