@@ -1,0 +1,366 @@
+// Supernodal multifrontal Cholesky and LDLT, level by level of the assembly
+// tree (see supernodal_factor.go for the schedule). Every kernel takes its
+// work from a task list built once on the host: a launch handles task
+// t0 + get_group_id(0), four ints each, so that all supernodes of one tree
+// level share a few launches.
+//
+// Supernode s has, in info[s*SI ...], its first column, its column count ns,
+// its front order F, the offset of its F x ns column-major block in L, of
+// its rows and relative indices, of its m x m update matrix (m = F - ns,
+// column-major, lower triangle) in U, and of its solve update vector in V.
+// Front element (r, c), r >= c, lives in L for c < ns and in U otherwise.
+//
+// Compile-time sizes: NB block-column width of large fronts, TS the update
+// tile, TR the rows per panel-solve group, ASM_COLS the front columns per
+// assembly group, SMALLF the largest front factored whole in local memory.
+
+#define SI 8
+#define S_FIRST 0
+#define S_NS 1
+#define S_F 2
+#define S_L 3
+#define S_ROW 4
+#define S_U 5
+#define S_V 6
+
+inline __global double *front_at(__global double *L, __global double *U, long lp, long up, int F, int ns, int r, int c) {
+	if (c < ns)
+		return L + lp + (long)c * F + r;
+	return U + up + (long)(c - ns) * (F - ns) + (r - ns);
+}
+
+// lower_bound returns the first k with a[k] >= v (a increasing).
+inline int lower_bound(__global const int *a, int n, int v) {
+	int lo = 0, hi = n;
+	while (lo < hi) {
+		const int mid = (lo + hi) >> 1;
+		if (a[mid] < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+// sn_scatter places A's entries in their fronts: L[map[k]] = a[k] (L was
+// zeroed first).
+__kernel void sn_scatter(__global const double *a, __global const long *map, int nnz, __global double *L) {
+	for (int k = get_global_id(0); k < nnz; k += get_global_size(0))
+		L[map[k]] = a[k];
+}
+
+// sn_assemble adds the children's update matrices into their parent's front
+// (extend-add by relative indices). A group owns ASM_COLS columns of one
+// parent front, so groups never write the same element; the children of a
+// parent are added one after the other, with a barrier in between, because
+// two children may hit the same element.
+__kernel void sn_assemble(__global const int *task, int t0, __global const long *info, __global const int *childPtr,
+			  __global const int *childList, __global const int *rel, __global double *L, __global double *U) {
+	const int4 t = vload4(t0 + get_group_id(0), task);
+	const int p = t.x, c0 = t.y, c1 = t.y + ASM_COLS;
+	__global const long *ip = info + (long)p * SI;
+	const int nsP = ip[S_NS], FP = ip[S_F];
+	const long lp = ip[S_L], up = ip[S_U];
+	const int lid = get_local_id(0), ls = get_local_size(0);
+	for (int q = childPtr[p]; q < childPtr[p + 1]; q++) {
+		__global const long *ic = info + (long)childList[q] * SI;
+		const int nsC = ic[S_NS], mC = ic[S_F] - nsC;
+		__global const int *rc = rel + ic[S_ROW] + nsC;
+		__global const double *uc = U + ic[S_U];
+		const int jlo = lower_bound(rc, mC, c0), jhi = lower_bound(rc, mC, c1);
+		for (int j = jlo; j < jhi; j++) {
+			const int pc = rc[j];
+			for (int i = j + lid; i < mC; i += ls)
+				*front_at(L, U, lp, up, FP, nsP, rc[i], pc) += uc[(long)j * mC + i];
+		}
+		barrier(CLK_GLOBAL_MEM_FENCE);
+	}
+}
+
+// eliminate runs k = 0..ns-1 steps of right-looking elimination on the
+// lower triangle of the F x F column-major matrix W in local memory (leading
+// dimension ld): Cholesky leaves L, LDLT the unit L with D on the diagonal,
+// and columns ns..F-1 receive the Schur complement. A failed pivot is
+// recorded for column first+k and makes every item return 0 (all items
+// read the same pivot, so the return is uniform).
+inline int eliminate(__local double *W, int ld, int ns, int F, int first, int ldlt, __global int *st) {
+	const int lid = get_local_id(0), ls = get_local_size(0);
+	for (int k = 0; k < ns; k++) {
+		const double d = W[k * ld + k];
+		if (!sparse_pivot_ok(d, ldlt)) {
+			if (lid == 0)
+				sparse_bad_pivot(st, first + k, d);
+			return 0;
+		}
+		const double inv = 1.0 / d;
+		// W(r,c) -= W(r,k) W(c,k) / d for k < c <= r: the same update for
+		// Cholesky (L = W/sqrt d) and LDLT (L = W/d, times d).
+		for (int c = k + 1; c < F; c++) {
+			const double wc = W[k * ld + c] * inv;
+			for (int r = c + lid; r < F; r += ls)
+				W[c * ld + r] -= W[k * ld + r] * wc;
+		}
+		barrier(CLK_LOCAL_MEM_FENCE);
+		const double l = ldlt ? d : sqrt(d), sc = ldlt ? inv : 1.0 / l;
+		for (int r = k + 1 + lid; r < F; r += ls)
+			W[k * ld + r] *= sc;
+		if (lid == 0)
+			W[k * ld + k] = l;
+		barrier(CLK_LOCAL_MEM_FENCE);
+	}
+	return 1;
+}
+
+// sn_small factors whole fronts of order F <= SMALLF, one group each, in
+// local memory: load the lower triangle, eliminate the ns pivots, store L's
+// columns and the update matrix.
+__kernel void sn_small(__global const int *task, int t0, __global const long *info, __global double *L, __global double *U,
+		       int ldlt, __global int *st) {
+	__local double W[SMALLF * SMALLF];
+	const int s = task[4 * (t0 + get_group_id(0))];
+	__global const long *is = info + (long)s * SI;
+	const int first = is[S_FIRST], ns = is[S_NS], F = is[S_F];
+	const long lp = is[S_L], up = is[S_U];
+	const int lid = get_local_id(0), ls = get_local_size(0);
+	for (int c = 0; c < F; c++)
+		for (int r = c + lid; r < F; r += ls)
+			W[c * F + r] = *front_at(L, U, lp, up, F, ns, r, c);
+	barrier(CLK_LOCAL_MEM_FENCE);
+	if (!eliminate(W, F, ns, F, first, ldlt, st))
+		return;
+	for (int c = 0; c < F; c++)
+		for (int r = c + lid; r < F; r += ls)
+			*front_at(L, U, lp, up, F, ns, r, c) = W[c * F + r];
+}
+
+// sn_potrf factors the diagonal block of block column k0 of a large front.
+__kernel void sn_potrf(__global const int *task, int t0, __global const long *info, __global double *L, int k0, int ldlt,
+		       __global int *st) {
+	__local double W[NB * NB];
+	const int s = task[4 * (t0 + get_group_id(0))];
+	__global const long *is = info + (long)s * SI;
+	const int first = is[S_FIRST], ns = is[S_NS], F = is[S_F];
+	__global double *blk = L + is[S_L] + (long)k0 * F + k0;
+	const int kb = min(NB, ns - k0);
+	const int lid = get_local_id(0), ls = get_local_size(0);
+	for (int c = 0; c < kb; c++)
+		for (int r = c + lid; r < kb; r += ls)
+			W[c * NB + r] = blk[(long)c * F + r];
+	barrier(CLK_LOCAL_MEM_FENCE);
+	if (!eliminate(W, NB, kb, kb, first + k0, ldlt, st))
+		return;
+	for (int c = 0; c < kb; c++)
+		for (int r = c + lid; r < kb; r += ls)
+			blk[(long)c * F + r] = W[c * NB + r];
+}
+
+// sn_trsm solves the panel below the diagonal block of block column k0:
+// L21 = A21 L11^-T (LDLT: A21 L11^-T D^-1), TR rows per group, one row per
+// item, the row and L11 in local memory.
+__kernel void sn_trsm(__global const int *task, int t0, __global const long *info, __global double *L, int k0, int ldlt) {
+	__local double D[NB * NB];
+	__local double X[TR * (NB + 1)];
+	const int4 t = vload4(t0 + get_group_id(0), task);
+	__global const long *is = info + (long)t.x * SI;
+	const int ns = is[S_NS], F = is[S_F];
+	__global double *col = L + is[S_L] + (long)k0 * F; // column k0 of the front
+	const int kb = min(NB, ns - k0);
+	const int lid = get_local_id(0), ls = get_local_size(0);
+	const int r0 = k0 + kb + t.y * TR, nr = min(TR, F - r0);
+	for (int c = 0; c < kb; c++)
+		for (int r = c + lid; r < kb; r += ls)
+			D[c * NB + r] = col[(long)c * F + k0 + r];
+	for (int c = 0; c < kb; c++)
+		for (int r = lid; r < nr; r += ls)
+			X[r * (NB + 1) + c] = col[(long)c * F + r0 + r];
+	barrier(CLK_LOCAL_MEM_FENCE);
+	for (int r = lid; r < nr; r += ls) {
+		__local double *x = X + r * (NB + 1);
+		for (int k = 0; k < kb; k++) {
+			double acc = x[k];
+			for (int j = 0; j < k; j++)
+				acc -= x[j] * D[j * NB + k];
+			x[k] = ldlt ? acc : acc / D[k * NB + k];
+		}
+		if (ldlt)
+			for (int k = 0; k < kb; k++)
+				x[k] /= D[k * NB + k];
+	}
+	barrier(CLK_LOCAL_MEM_FENCE);
+	for (int c = 0; c < kb; c++)
+		for (int r = lid; r < nr; r += ls)
+			col[(long)c * F + r0 + r] = X[r * (NB + 1) + c];
+}
+
+// sn_syrk applies block column k0 to the trailing front: for rows r >= c
+// beyond the block, front(r,c) -= sum_k L(r,k) w_k L(c,k), w_k = 1 for
+// Cholesky and d_k for LDLT. One TS x TS tile per group of 256 items, 4 x 4
+// results per item, the two panels' slices in local memory.
+__kernel void sn_syrk(__global const int *task, int t0, __global const long *info, __global double *L, __global double *U,
+		      int k0, int ldlt) {
+	__local double A[NB * TS];
+	__local double B[NB * TS];
+	const int4 t = vload4(t0 + get_group_id(0), task);
+	__global const long *is = info + (long)t.x * SI;
+	const int ns = is[S_NS], F = is[S_F];
+	const long lp = is[S_L], up = is[S_U];
+	const int kb = min(NB, ns - k0);
+	const int c0 = k0 + kb;
+	const int ra = c0 + t.y * TS, cb = c0 + t.z * TS;
+	const int lid = get_local_id(0);
+	__global const double *col = L + lp + (long)k0 * F;
+	for (int q = lid; q < kb * TS; q += 256) {
+		const int k = q / TS, i = q % TS;
+		const double w = ldlt ? col[(long)k * F + k0 + k] : 1.0;
+		A[q] = ra + i < F ? col[(long)k * F + ra + i] : 0.0;
+		B[q] = cb + i < F ? col[(long)k * F + cb + i] * w : 0.0;
+	}
+	barrier(CLK_LOCAL_MEM_FENCE);
+	const int tx = lid % 16, ty = lid / 16;
+	double acc[4][4];
+	for (int a = 0; a < 4; a++)
+		for (int b = 0; b < 4; b++)
+			acc[a][b] = 0.0;
+	for (int k = 0; k < kb; k++) {
+		double x[4], y[4];
+		for (int a = 0; a < 4; a++)
+			x[a] = A[k * TS + tx + 16 * a];
+		for (int b = 0; b < 4; b++)
+			y[b] = B[k * TS + ty + 16 * b];
+		for (int a = 0; a < 4; a++)
+			for (int b = 0; b < 4; b++)
+				acc[a][b] = fma(x[a], y[b], acc[a][b]);
+	}
+	for (int b = 0; b < 4; b++) {
+		const int c = cb + ty + 16 * b;
+		for (int a = 0; a < 4; a++) {
+			const int r = ra + tx + 16 * a;
+			if (r < F && c < F && r >= c)
+				*front_at(L, U, lp, up, F, ns, r, c) -= acc[a][b];
+		}
+	}
+}
+
+// sn_permute gathers y[i] = b[perm[i]] for each right-hand side (columns of
+// length n).
+__kernel void sn_permute(__global const double *b, __global const int *perm, int n, int nrhs, __global double *y) {
+	for (int i = get_global_id(0); i < n; i += get_global_size(0)) {
+		const int p = perm[i];
+		for (int r = 0; r < nrhs; r++)
+			y[(long)r * n + i] = b[(long)r * n + p];
+	}
+}
+
+// sn_unpermute scatters x[perm[i]] = y[i].
+__kernel void sn_unpermute(__global const double *y, __global const int *perm, int n, int nrhs, __global double *x) {
+	for (int i = get_global_id(0); i < n; i += get_global_size(0)) {
+		const int p = perm[i];
+		for (int r = 0; r < nrhs; r++)
+			x[(long)r * n + p] = y[(long)r * n + i];
+	}
+}
+
+// sn_forward is one level of L y = b, leaves first, one group per
+// supernode: gather the children's update vectors (extend-add), solve with
+// the diagonal block, and leave -L21 y in the supernode's own update vector
+// V for its parent. LDLT divides by D at the end.
+__kernel void sn_forward(__global const int *task, int t0, __global const long *info, __global const int *childPtr,
+			 __global const int *childList, __global const int *rel, __global const double *L, __global double *x,
+			 __global double *V, int n, int ldv, int nrhs, int ldlt) {
+	const int s = task[4 * (t0 + get_group_id(0))];
+	__global const long *is = info + (long)s * SI;
+	const int first = is[S_FIRST], ns = is[S_NS], F = is[S_F], m = F - ns;
+	__global const double *Ls = L + is[S_L];
+	const long vo = is[S_V];
+	const int lid = get_local_id(0), ls = get_local_size(0);
+	for (int rh = 0; rh < nrhs; rh++) {
+		__global double *xs = x + (long)rh * n + first;
+		__global double *vr = V + (long)rh * ldv;
+		for (int i = lid; i < m; i += ls)
+			vr[vo + i] = 0.0;
+		barrier(CLK_GLOBAL_MEM_FENCE);
+		for (int q = childPtr[s]; q < childPtr[s + 1]; q++) {
+			__global const long *ic = info + (long)childList[q] * SI;
+			const int nsC = ic[S_NS], mC = ic[S_F] - nsC;
+			__global const int *rc = rel + ic[S_ROW] + nsC;
+			const long vc = ic[S_V];
+			for (int i = lid; i < mC; i += ls) {
+				const int pos = rc[i];
+				if (pos < ns)
+					xs[pos] += vr[vc + i];
+				else
+					vr[vo + pos - ns] += vr[vc + i];
+			}
+			barrier(CLK_GLOBAL_MEM_FENCE);
+		}
+		// Column-oriented forward substitution. Item 0 stores x_k one
+		// step late, so that no item reads it while it changes.
+		double prev = 0.0;
+		for (int k = 0; k < ns; k++) {
+			double xk = xs[k];
+			if (!ldlt)
+				xk /= Ls[(long)k * F + k];
+			if (lid == 0 && k > 0)
+				xs[k - 1] = prev;
+			for (int i = k + 1 + lid; i < ns; i += ls)
+				xs[i] -= Ls[(long)k * F + i] * xk;
+			prev = xk;
+			barrier(CLK_GLOBAL_MEM_FENCE);
+		}
+		if (lid == 0 && ns > 0)
+			xs[ns - 1] = prev;
+		barrier(CLK_GLOBAL_MEM_FENCE);
+		for (int i = lid; i < m; i += ls) {
+			double acc = 0.0;
+			for (int k = 0; k < ns; k++)
+				acc = fma(Ls[(long)k * F + ns + i], xs[k], acc);
+			vr[vo + i] -= acc;
+		}
+		if (ldlt) {
+			barrier(CLK_GLOBAL_MEM_FENCE);
+			for (int k = lid; k < ns; k += ls)
+				xs[k] /= Ls[(long)k * F + k];
+		}
+		barrier(CLK_GLOBAL_MEM_FENCE);
+	}
+}
+
+// sn_backward is one level of Lᵀ x = y, root first, one group per
+// supernode: subtract the solved rows below (L21ᵀ x), then solve with the
+// diagonal block's transpose.
+__kernel void sn_backward(__global const int *task, int t0, __global const long *info, __global const int *rows,
+			  __global const double *L, __global double *x, int n, int nrhs, int ldlt) {
+	const int s = task[4 * (t0 + get_group_id(0))];
+	__global const long *is = info + (long)s * SI;
+	const int first = is[S_FIRST], ns = is[S_NS], F = is[S_F], m = F - ns;
+	__global const double *Ls = L + is[S_L];
+	__global const int *below = rows + is[S_ROW] + ns;
+	const int lid = get_local_id(0), ls = get_local_size(0);
+	for (int rh = 0; rh < nrhs; rh++) {
+		__global double *xr = x + (long)rh * n;
+		__global double *xs = xr + first;
+		for (int k = lid; k < ns; k += ls) {
+			double acc = xs[k];
+			__global const double *lk = Ls + (long)k * F + ns;
+			for (int i = 0; i < m; i++)
+				acc = fma(-lk[i], xr[below[i]], acc);
+			xs[k] = acc;
+		}
+		barrier(CLK_GLOBAL_MEM_FENCE);
+		double prev = 0.0;
+		for (int k = ns - 1; k >= 0; k--) {
+			double xk = xs[k];
+			if (!ldlt)
+				xk /= Ls[(long)k * F + k];
+			if (lid == 0 && k < ns - 1)
+				xs[k + 1] = prev;
+			for (int i = lid; i < k; i += ls)
+				xs[i] -= Ls[(long)i * F + k] * xk;
+			prev = xk;
+			barrier(CLK_GLOBAL_MEM_FENCE);
+		}
+		if (lid == 0 && ns > 0)
+			xs[0] = prev;
+		barrier(CLK_GLOBAL_MEM_FENCE);
+	}
+}

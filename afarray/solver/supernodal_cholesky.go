@@ -1,0 +1,84 @@
+package solver
+
+import (
+	"github.com/oclsolve/oclsolve/afarray"
+	"github.com/oclsolve/oclsolve/afarray/sparse"
+)
+
+// SupernodalCholesky is the Cholesky factorization P A Pᵀ = L Lᵀ of a
+// symmetric positive definite matrix with a fill-reducing ordering P,
+// stored by supernodes (dense column blocks) and computed on the device by
+// the multifrontal method, tree level by tree level (see
+// supernodal_factor.go). It is the fastest direct solver here; the CSC and
+// skyline types keep the thesis's storage.
+//
+// The ordering and the symbolic analysis run on the host; the numeric
+// factorization and the solves run entirely on the device. Factorize once,
+// then Solve or SolveTo for as many right-hand sides as needed, one or
+// several at a time (the columns of an n x k array). A factor is not safe
+// for concurrent use.
+type SupernodalCholesky struct {
+	f snFactor
+}
+
+// Factorize orders a with the named ordering (amd, nd, rcm, none or auto;
+// "" means auto, see sparse.FillOrder), analyzes it and factors it. It
+// returns a *NotPositiveDefiniteError (ErrNotPositiveDefinite) naming the
+// first failing column in a's own numbering, a *NonFiniteError
+// (ErrNonFinite) for NaN or Inf in a, and errors matching afarray.ErrShape
+// for a malformed matrix. a is left unchanged.
+func (c *SupernodalCholesky) Factorize(a *afarray.CSC, ordering string) error {
+	c.f.ldlt = false
+	return c.f.factorize(a, ordering)
+}
+
+// SolveTo solves A X = B into dst (dst may be b): n x k float64 arrays on
+// the factor's device, k >= 1 right-hand sides. A NaN or Inf in b or in the
+// solution is reported as a *NonFiniteError.
+func (c *SupernodalCholesky) SolveTo(dst, b *afarray.Array) error { return c.f.solveTo(dst, b) }
+
+// Solve solves A X = B into a new array shaped like b.
+func (c *SupernodalCholesky) Solve(b *afarray.Array) (*afarray.Array, error) { return c.f.solve(b) }
+
+// L copies the factor to the host: the symbolic analysis (ordering,
+// supernodes, rows) and the values of the supernodal blocks, laid out as
+// sparse.Supernodal describes.
+func (c *SupernodalCholesky) L() (*sparse.Supernodal, []float64, error) { return c.f.factor() }
+
+// Stats describes the factorization and the last solve.
+func (c *SupernodalCholesky) Stats() SupernodalStats { return c.f.stats }
+
+// Release frees the factor's device memory.
+func (c *SupernodalCholesky) Release() { c.f.release() }
+
+// SupernodalLDLT is the LDLᵀ factorization P A Pᵀ = L D Lᵀ (unit L, no
+// pivoting, as the thesis's LDLᵀ) with the same supernodal storage and
+// device schedule as SupernodalCholesky. It factors symmetric indefinite
+// matrices whose pivots in the chosen order are non-zero; a zero pivot
+// gives a *ZeroPivotError (ErrZeroPivot) naming the column in a's
+// numbering. D is stored on the diagonal of L's blocks.
+type SupernodalLDLT struct {
+	f snFactor
+}
+
+// Factorize orders, analyzes and factors a (see SupernodalCholesky.Factorize).
+func (c *SupernodalLDLT) Factorize(a *afarray.CSC, ordering string) error {
+	c.f.ldlt = true
+	return c.f.factorize(a, ordering)
+}
+
+// SolveTo solves A X = B into dst (dst may be b).
+func (c *SupernodalLDLT) SolveTo(dst, b *afarray.Array) error { return c.f.solveTo(dst, b) }
+
+// Solve solves A X = B into a new array shaped like b.
+func (c *SupernodalLDLT) Solve(b *afarray.Array) (*afarray.Array, error) { return c.f.solve(b) }
+
+// LD copies the factor to the host: L's unit lower blocks with D on their
+// diagonals, laid out as sparse.Supernodal describes.
+func (c *SupernodalLDLT) LD() (*sparse.Supernodal, []float64, error) { return c.f.factor() }
+
+// Stats describes the factorization and the last solve.
+func (c *SupernodalLDLT) Stats() SupernodalStats { return c.f.stats }
+
+// Release frees the factor's device memory.
+func (c *SupernodalLDLT) Release() { c.f.release() }

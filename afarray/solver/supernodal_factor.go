@@ -1,0 +1,623 @@
+package solver
+
+import (
+	_ "embed"
+	"fmt"
+	"time"
+
+	"github.com/oclsolve/oclsolve/afarray"
+	"github.com/oclsolve/oclsolve/afarray/sparse"
+	"github.com/oclsolve/oclsolve/kernels"
+)
+
+// The supernodal factorizations: multifrontal, level by level of the
+// assembly tree (supernodal.cl).
+//
+// Why multifrontal rather than left-looking: the tree levels are what make
+// the launches few, and with levels the multifrontal method needs no
+// search at all on the device. Every supernode of a level assembles its
+// front from its own entries of A and its children's update matrices (one
+// extend-add launch for the whole level, race-free because a work-group
+// owns a set of front columns), factors its pivot columns and forms its own
+// update matrix in place (one launch for all small fronts, whole in local
+// memory; three launches per 32-column block for the large ones: diagonal
+// block, panel solve, and the rank-32 update by 64 x 64 register-blocked
+// tiles across many work-groups). A left-looking method would have each
+// supernode gather from a variable set of descendants with row searches,
+// which batches badly. The cost of multifrontal, the update matrices, is
+// bounded here by keeping only two levels of them at a time (children's
+// and parents': two ping-pong regions of U).
+//
+// The host does the ordering and the symbolic analysis, then builds the
+// whole launch schedule and task lists once; the device does all the
+// arithmetic on A's values, which never come back. Launches per
+// factorization ~ levels x (2 + 3 x blocks of the widest large front of
+// the level); per solve ~ 2 x levels. The failure status is read once.
+
+//go:embed supernodal.cl
+var supernodalSource string
+
+// Compile-time sizes of supernodal.cl.
+const (
+	snNB      = 32  // block-column width of large fronts
+	snTS      = 64  // update tile (sn_syrk: 256 items, 4 x 4 each)
+	snTR      = 64  // panel rows per sn_trsm group
+	snAsmCols = 16  // front columns per sn_assemble group
+	snSI      = 8   // longs of per-supernode info
+	snLocal   = 64  // items of the per-supernode kernels
+	snSolveWG = 128 // items of the solve kernels
+)
+
+// snSmallF returns the largest front order factored whole in local memory
+// on dev: 64 (32 KiB) where the device has room, else 32.
+func snSmallF(dev *kernels.Device) int {
+	if dev.Info().LocalMemBytes >= 40<<10 {
+		return 64
+	}
+	return 32
+}
+
+func snProgram(dev *kernels.Device) (*kernels.Program, error) {
+	opts := fmt.Sprintf("-DNB=%d -DTS=%d -DTR=%d -DASM_COLS=%d -DSMALLF=%d", snNB, snTS, snTR, snAsmCols, snSmallF(dev))
+	return dev.Build(opts, kernels.Source{Name: "sks_status.cl", Text: sparseStatusSource},
+		kernels.Source{Name: "supernodal.cl", Text: supernodalSource})
+}
+
+// Kinds of steps in the factorization schedule.
+const (
+	snFill = iota // zero a range of U
+	snAssemble
+	snSmall
+	snPotrf
+	snTrsm
+	snSyrk
+)
+
+// snStep is one command of the factorization: a kernel over tasks
+// [t0, t0+count) of the task list with block column k0, or a fill of U
+// (t0 and count are then the range, in doubles).
+type snStep struct {
+	kind      int
+	t0, count int64
+	k0        int
+}
+
+// snSchedule is the launch plan: the task list (4 ints per task), the
+// factorization steps, and for the solves each level's supernodes.
+type snSchedule struct {
+	tasks     []int32
+	steps     []snStep
+	levels    [][2]int64 // task range of each level's supernodes
+	info      []int64
+	childPtr  []int32
+	childList []int32
+	uLen      int64 // doubles of U (two regions)
+	vLen      int64 // doubles of V per right-hand side
+}
+
+func buildSchedule(s *sparse.Supernodal, smallF int) *snSchedule {
+	sc := &snSchedule{info: make([]int64, snSI*s.NS), childPtr: make([]int32, s.NS+1)}
+	for k := 0; k < s.NS; k++ {
+		if p := s.SParent[k]; p >= 0 {
+			sc.childPtr[p+1]++
+		}
+	}
+	for k := 0; k < s.NS; k++ {
+		sc.childPtr[k+1] += sc.childPtr[k]
+	}
+	next := append([]int32(nil), sc.childPtr[:s.NS]...)
+	sc.childList = make([]int32, sc.childPtr[s.NS])
+	for k := 0; k < s.NS; k++ {
+		if p := s.SParent[k]; p >= 0 {
+			sc.childList[next[p]] = int32(k)
+			next[p]++
+		}
+	}
+	// U: level d's update matrices live in region d%2, packed.
+	var region [2]int64
+	levelU := make([]int64, len(s.Levels))
+	for d, lvl := range s.Levels {
+		for _, k := range lvl {
+			_, ns, F := s.Front(k)
+			m := int64(F - ns)
+			levelU[d] += m * m
+		}
+		region[d%2] = max(region[d%2], levelU[d])
+	}
+	sc.uLen = region[0] + region[1]
+	var vOff int64
+	for d, lvl := range s.Levels {
+		u := int64(0)
+		if d%2 == 1 {
+			u = region[0]
+		}
+		for _, k := range lvl {
+			first, ns, F := s.Front(k)
+			m := int64(F - ns)
+			copy(sc.info[snSI*k:], []int64{int64(first), int64(ns), int64(F), s.LPtr[k], s.RowPtr[k], u, vOff})
+			u += m * m
+			vOff += m
+		}
+	}
+	sc.vLen = max(vOff, 1)
+	add := func(a, b, c int) { sc.tasks = append(sc.tasks, int32(a), int32(b), int32(c), 0) }
+	ntask := func() int64 { return int64(len(sc.tasks) / 4) }
+	step := func(kind int, t0 int64, k0 int) {
+		if n := ntask() - t0; n > 0 {
+			sc.steps = append(sc.steps, snStep{kind: kind, t0: t0, count: n, k0: k0})
+		}
+	}
+	for d := len(s.Levels) - 1; d >= 0; d-- {
+		lvl := s.Levels[d]
+		if levelU[d] > 0 {
+			base := int64(0)
+			if d%2 == 1 {
+				base = region[0]
+			}
+			sc.steps = append(sc.steps, snStep{kind: snFill, t0: base, count: levelU[d]})
+		}
+		t0 := ntask()
+		for _, p := range lvl {
+			_, _, F := s.Front(p)
+			lo := F
+			for q := sc.childPtr[p]; q < sc.childPtr[p+1]; q++ {
+				c := int(sc.childList[q])
+				_, nsC, _ := s.Front(c)
+				lo = min(lo, int(s.Rel[s.RowPtr[c]+int64(nsC)]))
+			}
+			for c0 := lo - lo%snAsmCols; c0 < F; c0 += snAsmCols {
+				add(p, c0, 0)
+			}
+		}
+		step(snAssemble, t0, 0)
+		t0 = ntask()
+		var large []int
+		maxNS := 0
+		for _, k := range lvl {
+			if _, ns, F := s.Front(k); F <= smallF {
+				add(k, 0, 0)
+			} else {
+				large = append(large, k)
+				maxNS = max(maxNS, ns)
+			}
+		}
+		step(snSmall, t0, 0)
+		for k0 := 0; k0 < maxNS; k0 += snNB {
+			t0 = ntask()
+			for _, k := range large {
+				if _, ns, _ := s.Front(k); ns > k0 {
+					add(k, 0, 0)
+				}
+			}
+			step(snPotrf, t0, k0)
+			t0 = ntask()
+			for _, k := range large {
+				if _, ns, F := s.Front(k); ns > k0 {
+					c0 := k0 + min(snNB, ns-k0)
+					for rb := 0; c0+rb*snTR < F; rb++ {
+						add(k, rb, 0)
+					}
+				}
+			}
+			step(snTrsm, t0, k0)
+			t0 = ntask()
+			for _, k := range large {
+				if _, ns, F := s.Front(k); ns > k0 {
+					c0 := k0 + min(snNB, ns-k0)
+					nt := (F - c0 + snTS - 1) / snTS
+					for ti := 0; ti < nt; ti++ {
+						for tj := 0; tj <= ti; tj++ {
+							add(k, ti, tj)
+						}
+					}
+				}
+			}
+			step(snSyrk, t0, k0)
+		}
+	}
+	sc.levels = make([][2]int64, len(s.Levels))
+	for d, lvl := range s.Levels {
+		t0 := ntask()
+		for _, k := range lvl {
+			add(k, 0, 0)
+		}
+		sc.levels[d] = [2]int64{t0, ntask() - t0}
+	}
+	return sc
+}
+
+// snFactor is the state shared by SupernodalCholesky and SupernodalLDLT.
+type snFactor struct {
+	ldlt  bool
+	sym   *sparse.Supernodal
+	sched *snSchedule
+
+	n, nnzA int
+	dev     *kernels.Device
+	prog    *kernels.Program
+	status  *sparseStatus
+	// Device buffers: L, U (update matrices), per-supernode info, tree,
+	// relative indices, rows, tasks, permutation; the solve's work vector
+	// and update vectors, sized for nrhs right-hand sides.
+	L, U, info, childPtr, childList, rel, rows, tasks, perm *kernels.Buffer
+	y, v                                                    *kernels.Buffer
+	nrhs                                                    int
+	ok                                                      bool
+	stats                                                   SupernodalStats
+}
+
+// SupernodalStats describes a supernodal factorization and its last solve.
+type SupernodalStats struct {
+	N          int
+	Ordering   string  // the fill-reducing ordering used
+	NNZL       int64   // entries of L (diagonal included), without amalgamation zeros
+	Stored     int64   // doubles of L's storage (dense blocks)
+	Flops      float64 // Σ c_j² over L's column counts
+	Supernodes int
+	Levels     int
+	// OrderTime is the ordering (AMD, METIS, ...), SymbolicTime the rest
+	// of the host analysis and the schedule; FactorTime runs from the
+	// first upload to the status read.
+	OrderTime, SymbolicTime, FactorTime time.Duration
+	FactorLaunches                      int64
+	DeviceBytes                         int64 // device memory the factor holds
+	Solves                              int
+	SolveTime                           time.Duration
+	SolveLaunches                       int64
+}
+
+func (s SupernodalStats) String() string {
+	return fmt.Sprintf("supernodal n=%d order=%s nnz(L)=%d flops=%.3g supernodes=%d levels=%d order=%v symbolic=%v factor=%v (%d launches) solve=%v (%d launches)",
+		s.N, s.Ordering, s.NNZL, s.Flops, s.Supernodes, s.Levels, s.OrderTime, s.SymbolicTime, s.FactorTime, s.FactorLaunches, s.SolveTime, s.SolveLaunches)
+}
+
+func (f *snFactor) name() string {
+	if f.ldlt {
+		return "SupernodalLDLT"
+	}
+	return "SupernodalCholesky"
+}
+
+func (f *snFactor) upload(data any, bytes int64) (*kernels.Buffer, error) {
+	buf, err := f.dev.Alloc(max(bytes, 8))
+	if err != nil {
+		return nil, err
+	}
+	if bytes > 0 {
+		if err := buf.Write(0, data); err != nil {
+			buf.Release()
+			return nil, err
+		}
+	}
+	return buf, nil
+}
+
+func (f *snFactor) factorize(a *afarray.CSC, ordering string) error {
+	f.release()
+	t0 := time.Now()
+	h, err := checkCSC(a)
+	if err != nil {
+		return err
+	}
+	perm, used, _, _, err := sparse.FillOrder(h, ordering)
+	if err != nil {
+		return fmt.Errorf("solver: %s ordering: %w", f.name(), err)
+	}
+	tOrder := time.Since(t0)
+	sym, err := sparse.AnalyzeSupernodalPerm(h, perm)
+	if err != nil {
+		return fmt.Errorf("solver: %s symbolic analysis: %w", f.name(), err)
+	}
+	sym.Ordering = used
+	amap, err := sym.MapEntries(h)
+	if err != nil {
+		return fmt.Errorf("solver: %s symbolic analysis: %w", f.name(), err)
+	}
+	f.dev = a.Elements.Device()
+	if f.prog, err = snProgram(f.dev); err != nil {
+		return err
+	}
+	f.sym, f.sched = sym, buildSchedule(sym, snSmallF(f.dev))
+	f.n, f.nnzA = h.N, len(h.Elements)
+	tSym := time.Since(t0) - tOrder
+	if err := f.run(a, amap); err != nil {
+		f.release()
+		return err
+	}
+	f.stats.OrderTime, f.stats.SymbolicTime = tOrder, tSym
+	return nil
+}
+
+func (f *snFactor) kernel(name string) (*kernels.Kernel, error) { return f.prog.Kernel(name) }
+
+// run uploads the structure and runs the numeric factorization.
+func (f *snFactor) run(a *afarray.CSC, amap []int64) error {
+	var err error
+	sym, sc := f.sym, f.sched
+	start, launches := time.Now(), f.dev.Launches()
+	if f.status, err = newSparseStatus(f.dev, f.prog); err != nil {
+		return err
+	}
+	stored := sym.LPtr[sym.NS]
+	if f.L, err = f.dev.Alloc(8 * max(stored, 1)); err != nil {
+		return err
+	}
+	if f.U, err = f.dev.Alloc(8 * max(sc.uLen, 1)); err != nil {
+		return err
+	}
+	if f.info, err = f.upload(sc.info, int64(8*len(sc.info))); err != nil {
+		return err
+	}
+	if f.childPtr, err = f.upload(sc.childPtr, int64(4*len(sc.childPtr))); err != nil {
+		return err
+	}
+	if f.childList, err = f.upload(sc.childList, int64(4*len(sc.childList))); err != nil {
+		return err
+	}
+	if f.rel, err = f.upload(sym.Rel, int64(4*len(sym.Rel))); err != nil {
+		return err
+	}
+	if f.rows, err = f.upload(sym.Rows, int64(4*len(sym.Rows))); err != nil {
+		return err
+	}
+	if f.tasks, err = f.upload(sc.tasks, int64(4*len(sc.tasks))); err != nil {
+		return err
+	}
+	perm32 := make([]int32, f.n)
+	for i, p := range sym.Perm {
+		perm32[i] = int32(p)
+	}
+	if f.perm, err = f.upload(perm32, int64(4*f.n)); err != nil {
+		return err
+	}
+	mapBuf, err := f.upload(amap, int64(8*len(amap)))
+	if err != nil {
+		return err
+	}
+	defer mapBuf.Release()
+	elmA, err := a.Elements.DeviceBuffer()
+	if err != nil {
+		return err
+	}
+	if err := f.status.reset(); err != nil {
+		return err
+	}
+	if err := f.status.check(elmA, f.nnzA, stMatrix); err != nil {
+		return err
+	}
+	if err := f.L.Fill(make([]byte, 8), 0, 8*max(stored, 1)); err != nil {
+		return err
+	}
+	kScatter, err := f.kernel("sn_scatter")
+	if err != nil {
+		return err
+	}
+	if err := kScatter.Launch([]int{snGroups(f.nnzA, 256) * 256}, []int{256}, elmA, mapBuf, f.nnzA, f.L); err != nil {
+		return err
+	}
+	names := map[int]string{snAssemble: "sn_assemble", snSmall: "sn_small", snPotrf: "sn_potrf", snTrsm: "sn_trsm", snSyrk: "sn_syrk"}
+	ks := map[int]*kernels.Kernel{}
+	for kind, name := range names {
+		if ks[kind], err = f.kernel(name); err != nil {
+			return err
+		}
+	}
+	ldlt := 0
+	if f.ldlt {
+		ldlt = 1
+	}
+	for _, st := range sc.steps {
+		g, t0 := int(st.count), int(st.t0)
+		switch st.kind {
+		case snFill:
+			err = f.U.Fill(make([]byte, 8), 8*st.t0, 8*st.count)
+		case snAssemble:
+			err = ks[st.kind].Launch([]int{g * snLocal}, []int{snLocal}, f.tasks, t0, f.info, f.childPtr, f.childList, f.rel, f.L, f.U)
+		case snSmall:
+			err = ks[st.kind].Launch([]int{g * snLocal}, []int{snLocal}, f.tasks, t0, f.info, f.L, f.U, ldlt, f.status.buf)
+		case snPotrf:
+			err = ks[st.kind].Launch([]int{g * snLocal}, []int{snLocal}, f.tasks, t0, f.info, f.L, st.k0, ldlt, f.status.buf)
+		case snTrsm:
+			err = ks[st.kind].Launch([]int{g * snTR}, []int{snTR}, f.tasks, t0, f.info, f.L, st.k0, ldlt)
+		case snSyrk:
+			err = ks[st.kind].Launch([]int{g * 256}, []int{256}, f.tasks, t0, f.info, f.L, f.U, st.k0, ldlt)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if err := f.status.check(f.L, int(min(stored, 1<<31-1)), stFactor); err != nil {
+		return err
+	}
+	st, pivot, err := f.status.read()
+	if err != nil {
+		return err
+	}
+	f.stats = SupernodalStats{N: f.n, Ordering: sym.Ordering, NNZL: sym.NNZL, Stored: stored, Flops: sym.Flops,
+		Supernodes: sym.NS, Levels: len(sym.Levels), FactorTime: time.Since(start), FactorLaunches: f.dev.Launches() - launches}
+	for _, b := range []*kernels.Buffer{f.L, f.U, f.info, f.childPtr, f.childList, f.rel, f.rows, f.tasks, f.perm} {
+		f.stats.DeviceBytes += b.Size()
+	}
+	// Columns are reported in the caller's numbering.
+	if c := st[stPivot]; c != stNone && int(c) < f.n {
+		st[stPivot] = int32(sym.Perm[c])
+	}
+	if st[stMatrix] == stNone && st[stPivot] == stNone && st[stFactor] != stNone {
+		st[stFactor] = int32(snColumnOf(sym, int64(st[stFactor])))
+	}
+	if err := factorError(st, pivot, f.ldlt); err != nil {
+		return err
+	}
+	// U is only needed during the factorization.
+	f.U.Release()
+	f.U = nil
+	f.ok = true
+	return nil
+}
+
+// snColumnOf returns the original column whose storage holds position p of L.
+func snColumnOf(s *sparse.Supernodal, p int64) int {
+	for k := 0; k < s.NS; k++ {
+		if p < s.LPtr[k+1] {
+			_, _, F := s.Front(k)
+			return s.Perm[s.Super[k]+int((p-s.LPtr[k])/int64(F))]
+		}
+	}
+	return -1
+}
+
+// snGroups returns a work-group count covering n items, at most 1024.
+func snGroups(n, local int) int { return min(max((n+local-1)/local, 1), 1024) }
+
+// solveTo solves A X = B for the columns of b into dst (dst may be b).
+func (f *snFactor) solveTo(dst, b *afarray.Array) error {
+	if !f.ok {
+		return fmt.Errorf("solver: %s has no factorization: %w", f.name(), afarray.ErrReleased)
+	}
+	for _, x := range []*afarray.Array{dst, b} {
+		if x == nil || x.Released() {
+			return fmt.Errorf("solver: %w", afarray.ErrReleased)
+		}
+		if x.DType() != afarray.Float64 {
+			return fmt.Errorf("%w: solver needs float64 arrays, got %s", afarray.ErrDType, x.DType())
+		}
+		if x.Device() != f.dev {
+			return afarray.ErrDevice
+		}
+	}
+	rows, nrhs := b.Dims()
+	if r, c := dst.Dims(); rows != f.n || r != rows || c != nrhs || nrhs < 1 {
+		return fmt.Errorf("%w: %dx%d right-hand side and %dx%d solution for a system of order %d", afarray.ErrShape, rows, nrhs, r, c, f.n)
+	}
+	start, launches := time.Now(), f.dev.Launches()
+	if nrhs > f.nrhs {
+		for _, p := range []**kernels.Buffer{&f.y, &f.v} {
+			if *p != nil {
+				(*p).Release()
+				*p = nil
+			}
+		}
+		var err error
+		if f.y, err = f.dev.Alloc(int64(8 * f.n * nrhs)); err != nil {
+			return err
+		}
+		if f.v, err = f.dev.Alloc(8 * f.sched.vLen * int64(nrhs)); err != nil {
+			return err
+		}
+		f.nrhs = nrhs
+	}
+	bb, err := b.DeviceBuffer()
+	if err != nil {
+		return err
+	}
+	x, err := dst.DeviceBuffer()
+	if err != nil {
+		return err
+	}
+	if err := f.status.reset(); err != nil {
+		return err
+	}
+	if err := f.status.check(bb, f.n*nrhs, stRHS); err != nil {
+		return err
+	}
+	kp, err := f.kernel("sn_permute")
+	if err != nil {
+		return err
+	}
+	ku, err := f.kernel("sn_unpermute")
+	if err != nil {
+		return err
+	}
+	kf, err := f.kernel("sn_forward")
+	if err != nil {
+		return err
+	}
+	kb, err := f.kernel("sn_backward")
+	if err != nil {
+		return err
+	}
+	ldlt := 0
+	if f.ldlt {
+		ldlt = 1
+	}
+	g := snGroups(f.n, 256) * 256
+	if err := kp.Launch([]int{g}, []int{256}, bb, f.perm, f.n, nrhs, f.y); err != nil {
+		return err
+	}
+	lv := f.sched.levels
+	for d := len(lv) - 1; d >= 0; d-- {
+		if err := kf.Launch([]int{int(lv[d][1]) * snSolveWG}, []int{snSolveWG}, f.tasks, int(lv[d][0]), f.info, f.childPtr, f.childList,
+			f.rel, f.L, f.y, f.v, f.n, int(f.sched.vLen), nrhs, ldlt); err != nil {
+			return err
+		}
+	}
+	for d := range lv {
+		if err := kb.Launch([]int{int(lv[d][1]) * snSolveWG}, []int{snSolveWG}, f.tasks, int(lv[d][0]), f.info, f.rows,
+			f.L, f.y, f.n, nrhs, ldlt); err != nil {
+			return err
+		}
+	}
+	if err := ku.Launch([]int{g}, []int{256}, f.y, f.perm, f.n, nrhs, x); err != nil {
+		return err
+	}
+	if err := f.status.check(x, f.n*nrhs, stSolution); err != nil {
+		return err
+	}
+	st, _, err := f.status.read()
+	if err != nil {
+		return err
+	}
+	f.stats.Solves++
+	f.stats.SolveTime, f.stats.SolveLaunches = time.Since(start), f.dev.Launches()-launches
+	return solveError(st)
+}
+
+func (f *snFactor) solve(b *afarray.Array) (*afarray.Array, error) {
+	if !f.ok {
+		return nil, fmt.Errorf("solver: %s has no factorization: %w", f.name(), afarray.ErrReleased)
+	}
+	if b == nil || b.Released() {
+		return nil, fmt.Errorf("solver: %w", afarray.ErrReleased)
+	}
+	r, c := b.Dims()
+	buf, err := f.dev.Alloc(int64(8 * r * c))
+	if err != nil {
+		return nil, err
+	}
+	x, err := afarray.FromBuffer(buf, afarray.Float64, r, c)
+	if err != nil {
+		buf.Release()
+		return nil, err
+	}
+	if err := f.solveTo(x, b); err != nil {
+		x.Release()
+		return nil, err
+	}
+	return x, nil
+}
+
+// factor returns L's supernodal storage on the host with its symbolic
+// analysis: column j of the permuted factor is column Super-relative in
+// its supernode's dense block (see sparse.Supernodal).
+func (f *snFactor) factor() (*sparse.Supernodal, []float64, error) {
+	if !f.ok {
+		return nil, nil, fmt.Errorf("solver: %s has no factorization: %w", f.name(), afarray.ErrReleased)
+	}
+	vals := make([]float64, f.sym.LPtr[f.sym.NS])
+	if len(vals) > 0 {
+		if err := f.L.Read(0, vals); err != nil {
+			return nil, nil, err
+		}
+	}
+	return f.sym, vals, nil
+}
+
+func (f *snFactor) release() {
+	f.status.release()
+	for _, b := range []*kernels.Buffer{f.L, f.U, f.info, f.childPtr, f.childList, f.rel, f.rows, f.tasks, f.perm, f.y, f.v} {
+		if b != nil {
+			b.Release()
+		}
+	}
+	*f = snFactor{ldlt: f.ldlt}
+}
