@@ -262,11 +262,14 @@ __kernel void sn_unpermute(__global const double *y, __global const int *perm, i
 
 // sn_forward is one level of L y = b, leaves first, one group per
 // supernode: gather the children's update vectors (extend-add), solve with
-// the diagonal block, and leave -L21 y in the supernode's own update vector
-// V for its parent. LDLT divides by D at the end.
+// the diagonal block in blocks of SB columns (the block's triangle in local
+// memory, then the rows below it by all items at once, reading L with unit
+// stride), and leave -L21 y in the supernode's own update vector V for its
+// parent. LDLT divides by D at the end.
 __kernel void sn_forward(__global const int *task, int t0, __global const long *info, __global const int *childPtr,
 			 __global const int *childList, __global const int *rel, __global const double *L, __global double *x,
 			 __global double *V, int n, int ldv, int nrhs, int ldlt) {
+	__local double xl[SB];
 	const int s = task[4 * (t0 + get_group_id(0))];
 	__global const long *is = info + (long)s * SI;
 	const int first = is[S_FIRST], ns = is[S_NS], F = is[S_F], m = F - ns;
@@ -275,92 +278,111 @@ __kernel void sn_forward(__global const int *task, int t0, __global const long *
 	const int lid = get_local_id(0), ls = get_local_size(0);
 	for (int rh = 0; rh < nrhs; rh++) {
 		__global double *xs = x + (long)rh * n + first;
-		__global double *vr = V + (long)rh * ldv;
+		__global double *vs = V + (long)rh * ldv + vo;
+		__global const double *vr = V + (long)rh * ldv;
 		for (int i = lid; i < m; i += ls)
-			vr[vo + i] = 0.0;
+			vs[i] = 0.0;
 		barrier(CLK_GLOBAL_MEM_FENCE);
 		for (int q = childPtr[s]; q < childPtr[s + 1]; q++) {
 			__global const long *ic = info + (long)childList[q] * SI;
 			const int nsC = ic[S_NS], mC = ic[S_F] - nsC;
 			__global const int *rc = rel + ic[S_ROW] + nsC;
-			const long vc = ic[S_V];
+			__global const double *vc = vr + ic[S_V];
 			for (int i = lid; i < mC; i += ls) {
 				const int pos = rc[i];
 				if (pos < ns)
-					xs[pos] += vr[vc + i];
+					xs[pos] += vc[i];
 				else
-					vr[vo + pos - ns] += vr[vc + i];
+					vs[pos - ns] += vc[i];
 			}
 			barrier(CLK_GLOBAL_MEM_FENCE);
 		}
-		// Column-oriented forward substitution. Item 0 stores x_k one
-		// step late, so that no item reads it while it changes.
-		double prev = 0.0;
-		for (int k = 0; k < ns; k++) {
-			double xk = xs[k];
-			if (!ldlt)
-				xk /= Ls[(long)k * F + k];
-			if (lid == 0 && k > 0)
-				xs[k - 1] = prev;
-			for (int i = k + 1 + lid; i < ns; i += ls)
-				xs[i] -= Ls[(long)k * F + i] * xk;
-			prev = xk;
+		for (int jb = 0; jb < ns; jb += SB) {
+			const int nb = min(SB, ns - jb);
+			for (int k = lid; k < nb; k += ls)
+				xl[k] = xs[jb + k];
+			barrier(CLK_LOCAL_MEM_FENCE);
+			for (int k = 0; k < nb; k++) {
+				__global const double *lk = Ls + (long)(jb + k) * F + jb;
+				const double xk = ldlt ? xl[k] : xl[k] / lk[k];
+				for (int i = k + 1 + lid; i < nb; i += ls)
+					xl[i] -= lk[i] * xk;
+				barrier(CLK_LOCAL_MEM_FENCE);
+				if (lid == 0)
+					xl[k] = xk;
+				barrier(CLK_LOCAL_MEM_FENCE);
+			}
+			for (int k = lid; k < nb; k += ls)
+				xs[jb + k] = xl[k];
+			// The rows below the block: the rest of the diagonal block,
+			// then the update vector.
+			for (int r = jb + nb + lid; r < F; r += ls) {
+				double acc = 0.0;
+				for (int k = 0; k < nb; k++)
+					acc = fma(Ls[(long)(jb + k) * F + r], xl[k], acc);
+				if (r < ns)
+					xs[r] -= acc;
+				else
+					vs[r - ns] -= acc;
+			}
 			barrier(CLK_GLOBAL_MEM_FENCE);
-		}
-		if (lid == 0 && ns > 0)
-			xs[ns - 1] = prev;
-		barrier(CLK_GLOBAL_MEM_FENCE);
-		for (int i = lid; i < m; i += ls) {
-			double acc = 0.0;
-			for (int k = 0; k < ns; k++)
-				acc = fma(Ls[(long)k * F + ns + i], xs[k], acc);
-			vr[vo + i] -= acc;
 		}
 		if (ldlt) {
-			barrier(CLK_GLOBAL_MEM_FENCE);
 			for (int k = lid; k < ns; k += ls)
 				xs[k] /= Ls[(long)k * F + k];
+			barrier(CLK_GLOBAL_MEM_FENCE);
 		}
-		barrier(CLK_GLOBAL_MEM_FENCE);
 	}
 }
 
 // sn_backward is one level of Lᵀ x = y, root first, one group per
-// supernode: subtract the solved rows below (L21ᵀ x), then solve with the
-// diagonal block's transpose.
+// supernode, in blocks of SB columns from the last: subtract the solved
+// rows below the block (L21ᵀ x, SOLVE_WG/SB items per column), then solve
+// with the block's triangle in local memory.
 __kernel void sn_backward(__global const int *task, int t0, __global const long *info, __global const int *rows,
 			  __global const double *L, __global double *x, int n, int nrhs, int ldlt) {
+	__local double xl[SB];
+	__local double part[SOLVE_WG];
 	const int s = task[4 * (t0 + get_group_id(0))];
 	__global const long *is = info + (long)s * SI;
-	const int first = is[S_FIRST], ns = is[S_NS], F = is[S_F], m = F - ns;
+	const int first = is[S_FIRST], ns = is[S_NS], F = is[S_F];
 	__global const double *Ls = L + is[S_L];
 	__global const int *below = rows + is[S_ROW] + ns;
-	const int lid = get_local_id(0), ls = get_local_size(0);
+	const int lid = get_local_id(0);
+	const int kk = lid % SB, q0 = lid / SB, nq = SOLVE_WG / SB;
 	for (int rh = 0; rh < nrhs; rh++) {
 		__global double *xr = x + (long)rh * n;
 		__global double *xs = xr + first;
-		for (int k = lid; k < ns; k += ls) {
-			double acc = xs[k];
-			__global const double *lk = Ls + (long)k * F + ns;
-			for (int i = 0; i < m; i++)
-				acc = fma(-lk[i], xr[below[i]], acc);
-			xs[k] = acc;
-		}
-		barrier(CLK_GLOBAL_MEM_FENCE);
-		double prev = 0.0;
-		for (int k = ns - 1; k >= 0; k--) {
-			double xk = xs[k];
-			if (!ldlt)
-				xk /= Ls[(long)k * F + k];
-			if (lid == 0 && k < ns - 1)
-				xs[k + 1] = prev;
-			for (int i = lid; i < k; i += ls)
-				xs[i] -= Ls[(long)i * F + k] * xk;
-			prev = xk;
+		const int nblk = (ns + SB - 1) / SB;
+		for (int b = nblk - 1; b >= 0; b--) {
+			const int jb = b * SB, nb = min(SB, ns - jb);
+			double acc = 0.0;
+			if (kk < nb) {
+				__global const double *lk = Ls + (long)(jb + kk) * F;
+				for (int r = jb + nb + q0; r < F; r += nq)
+					acc = fma(lk[r], r < ns ? xs[r] : xr[below[r - ns]], acc);
+			}
+			part[lid] = acc;
+			barrier(CLK_LOCAL_MEM_FENCE);
+			if (lid < nb) {
+				double sum = xs[jb + lid];
+				for (int q = 0; q < nq; q++)
+					sum -= part[q * SB + lid];
+				xl[lid] = sum;
+			}
+			barrier(CLK_LOCAL_MEM_FENCE);
+			for (int k = nb - 1; k >= 0; k--) {
+				const double xk = ldlt ? xl[k] : xl[k] / Ls[(long)(jb + k) * F + jb + k];
+				for (int i = lid; i < k; i += SOLVE_WG)
+					xl[i] -= Ls[(long)(jb + i) * F + jb + k] * xk;
+				barrier(CLK_LOCAL_MEM_FENCE);
+				if (lid == 0)
+					xl[k] = xk;
+				barrier(CLK_LOCAL_MEM_FENCE);
+			}
+			if (lid < nb)
+				xs[jb + lid] = xl[lid];
 			barrier(CLK_GLOBAL_MEM_FENCE);
 		}
-		if (lid == 0 && ns > 0)
-			xs[0] = prev;
-		barrier(CLK_GLOBAL_MEM_FENCE);
 	}
 }

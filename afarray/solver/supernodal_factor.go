@@ -3,6 +3,7 @@ package solver
 import (
 	_ "embed"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/oclsolve/oclsolve/afarray"
@@ -45,7 +46,8 @@ const (
 	snAsmCols = 16  // front columns per sn_assemble group
 	snSI      = 8   // longs of per-supernode info
 	snLocal   = 64  // items of the per-supernode kernels
-	snSolveWG = 128 // items of the solve kernels
+	snSolveWG = 256 // items of the solve kernels
+	snSB      = 64  // diagonal-block width of the solves
 )
 
 // snSmallF returns the largest front order factored whole in local memory
@@ -58,7 +60,7 @@ func snSmallF(dev *kernels.Device) int {
 }
 
 func snProgram(dev *kernels.Device) (*kernels.Program, error) {
-	opts := fmt.Sprintf("-DNB=%d -DTS=%d -DTR=%d -DASM_COLS=%d -DSMALLF=%d", snNB, snTS, snTR, snAsmCols, snSmallF(dev))
+	opts := fmt.Sprintf("-DNB=%d -DTS=%d -DTR=%d -DASM_COLS=%d -DSMALLF=%d -DSB=%d -DSOLVE_WG=%d", snNB, snTS, snTR, snAsmCols, snSmallF(dev), snSB, snSolveWG)
 	return dev.Build(opts, kernels.Source{Name: "sks_status.cl", Text: sparseStatusSource},
 		kernels.Source{Name: "supernodal.cl", Text: supernodalSource})
 }
@@ -264,6 +266,9 @@ type SupernodalStats struct {
 	Solves                              int
 	SolveTime                           time.Duration
 	SolveLaunches                       int64
+	// Profile holds time/launches per kind of step when the environment
+	// sets OCLSOLVE_SN_PROFILE (benchmarks only).
+	Profile map[string]string `json:",omitempty"`
 }
 
 func (s SupernodalStats) String() string {
@@ -406,8 +411,14 @@ func (f *snFactor) run(a *afarray.CSC, amap []int64) error {
 	if f.ldlt {
 		ldlt = 1
 	}
+	// OCLSOLVE_SN_PROFILE=1 waits after every step to time each kind of
+	// step (for benchmarks only: it costs a wait per launch).
+	profile := os.Getenv("OCLSOLVE_SN_PROFILE") != ""
+	var kindTime [snSyrk + 1]time.Duration
+	var kindLaunch [snSyrk + 1]int
 	for _, st := range sc.steps {
 		g, t0 := int(st.count), int(st.t0)
+		tk := time.Now()
 		switch st.kind {
 		case snFill:
 			err = f.U.Fill(make([]byte, 8), 8*st.t0, 8*st.count)
@@ -425,6 +436,13 @@ func (f *snFactor) run(a *afarray.CSC, amap []int64) error {
 		if err != nil {
 			return err
 		}
+		if profile {
+			if err := f.dev.Finish(); err != nil {
+				return err
+			}
+			kindTime[st.kind] += time.Since(tk)
+			kindLaunch[st.kind]++
+		}
 	}
 	if err := f.status.check(f.L, int(min(stored, 1<<31-1)), stFactor); err != nil {
 		return err
@@ -437,6 +455,12 @@ func (f *snFactor) run(a *afarray.CSC, amap []int64) error {
 		Supernodes: sym.NS, Levels: len(sym.Levels), FactorTime: time.Since(start), FactorLaunches: f.dev.Launches() - launches}
 	for _, b := range []*kernels.Buffer{f.L, f.U, f.info, f.childPtr, f.childList, f.rel, f.rows, f.tasks, f.perm} {
 		f.stats.DeviceBytes += b.Size()
+	}
+	if profile {
+		f.stats.Profile = map[string]string{}
+		for kind, name := range []string{"fill", "assemble", "small", "potrf", "trsm", "syrk"} {
+			f.stats.Profile[name] = fmt.Sprintf("%v/%d", kindTime[kind], kindLaunch[kind])
+		}
 	}
 	// Columns are reported in the caller's numbering.
 	if c := st[stPivot]; c != stNone && int(c) < f.n {
