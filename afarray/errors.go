@@ -1,24 +1,25 @@
 package afarray
 
 import (
-	"errors"
-
 	"github.com/oclsolve/oclsolve/kernels"
+	"github.com/oclsolve/oclsolve/kernels/errs"
 )
 
-// Errors returned by afarray, testable with errors.Is.
+// Errors returned by afarray, testable with errors.Is. Each is of a shared
+// kind (package errs): afarray.ErrShape also matches sparse.ErrShape,
+// solver's shape errors and errs.ErrShape.
 var (
 	// ErrShape reports arrays whose shapes do not fit the operation.
-	ErrShape = errors.New("afarray: shape mismatch")
+	ErrShape = errs.New("afarray", errs.ErrShape, "")
 	// ErrDType reports an element type the operation does not accept.
-	ErrDType = errors.New("afarray: dtype mismatch")
+	ErrDType = errs.New("afarray", errs.ErrDType, "")
 	// ErrIndex reports an index outside an array.
-	ErrIndex = errors.New("afarray: index out of range")
+	ErrIndex = errs.New("afarray", errs.ErrIndex, "")
 	// ErrReleased reports use of an array after Release.
 	ErrReleased = kernels.ErrReleased
 	// ErrOutOfMemory reports an allocation the device cannot hold; the
 	// error's text names the sizes involved.
 	ErrOutOfMemory = kernels.ErrOutOfMemory
 	// ErrDevice reports devices that differ between operands.
-	ErrDevice = errors.New("afarray: arrays on different devices")
+	ErrDevice = errs.New("afarray", errs.ErrDevice, "arrays on different devices")
 )

@@ -56,12 +56,14 @@ func (e *clError) Error() string {
 	return fmt.Sprintf("%s: OpenCL error %d (%s)", e.call, e.code, clErrorName(e.code))
 }
 
-func (e *clError) Is(target error) bool {
+// Unwrap makes a clError match ErrOutOfMemory for the codes that mean it and
+// ErrOpenCL otherwise.
+func (e *clError) Unwrap() error {
 	switch e.code {
 	case -4, -5, -6, -61: // MEM_OBJECT_ALLOCATION_FAILURE, OUT_OF_RESOURCES, OUT_OF_HOST_MEMORY, INVALID_BUFFER_SIZE
-		return target == ErrOutOfMemory
+		return ErrOutOfMemory
 	}
-	return target == ErrOpenCL
+	return ErrOpenCL
 }
 
 func check(call string, code C.cl_int) error {

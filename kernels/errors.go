@@ -3,21 +3,24 @@ package kernels
 import (
 	"errors"
 	"fmt"
+
+	"github.com/oclsolve/oclsolve/kernels/errs"
 )
 
 // Sentinel errors. Every error returned by this package matches one of them
-// with errors.Is.
+// with errors.Is. Those of a shared kind (package errs) also match the other
+// packages' sentinels of that kind.
 var (
 	// ErrNoDevice reports that no OpenCL device matched the request.
 	ErrNoDevice = errors.New("kernels: no matching OpenCL device")
 	// ErrOutOfMemory reports an allocation beyond what the device can hold.
-	ErrOutOfMemory = errors.New("kernels: device out of memory")
+	ErrOutOfMemory = errs.New("kernels", errs.ErrOutOfMemory, "device out of memory")
 	// ErrBuild reports that an OpenCL program failed to compile.
 	ErrBuild = errors.New("kernels: program build failed")
 	// ErrOpenCL reports any other failing OpenCL call.
 	ErrOpenCL = errors.New("kernels: OpenCL call failed")
 	// ErrReleased reports use of a buffer after Release.
-	ErrReleased = errors.New("kernels: buffer already released")
+	ErrReleased = errs.New("kernels", errs.ErrReleased, "buffer already released")
 	// ErrLaunch reports a launch with an invalid geometry or arguments.
 	ErrLaunch = errors.New("kernels: invalid kernel launch")
 )
@@ -56,8 +59,9 @@ func (e *OutOfMemoryError) Error() string {
 		e.Device, e.Reason, FormatBytes(e.Requested), FormatBytes(e.Live), FormatBytes(e.Global), FormatBytes(e.MaxAlloc))
 }
 
-// Is makes an OutOfMemoryError match ErrOutOfMemory.
-func (e *OutOfMemoryError) Is(target error) bool { return target == ErrOutOfMemory }
+// Unwrap makes an OutOfMemoryError match ErrOutOfMemory (and so every
+// package's out-of-memory sentinel).
+func (e *OutOfMemoryError) Unwrap() error { return ErrOutOfMemory }
 
 // FormatBytes renders a byte count with a binary unit, e.g. "1.50 GiB".
 func FormatBytes(n int64) string {

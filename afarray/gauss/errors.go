@@ -1,8 +1,9 @@
 package gauss
 
 import (
-	"errors"
 	"fmt"
+
+	"github.com/oclsolve/oclsolve/kernels/errs"
 )
 
 // Sentinel errors. Every error returned by this package matches one of them
@@ -12,18 +13,18 @@ var (
 	// n eps max|a_ij|: the matrix is singular to working precision, or
 	// (without pivoting) elimination broke down on a regular matrix that
 	// needs row exchanges. A *SingularError carries the pivot's index.
-	ErrSingular = errors.New("gauss: matrix is singular")
+	ErrSingular = errs.New("gauss", errs.ErrSingular, "matrix is singular")
 	// ErrShape reports a matrix that is not square or a right-hand side
 	// whose length does not match it.
-	ErrShape = errors.New("gauss: dimension mismatch")
+	ErrShape = errs.New("gauss", errs.ErrShape, "dimension mismatch")
 	// ErrVariant reports an unknown variant name or an option out of range.
-	ErrVariant = errors.New("gauss: unknown variant or invalid option")
+	ErrVariant = errs.New("gauss", errs.ErrUnknown, "unknown variant or invalid option")
 	// ErrNotFinite reports a solution holding NaN or Inf (overflow or a
 	// nearly singular matrix); the solver never returns such a vector.
-	ErrNotFinite = errors.New("gauss: solution is not finite")
+	ErrNotFinite = errs.New("gauss", errs.ErrNonFinite, "solution is not finite")
 	// ErrNotFactorized reports the use of an LU before a successful
 	// Factorize.
-	ErrNotFactorized = errors.New("gauss: LU not factorized")
+	ErrNotFactorized = errs.New("gauss", errs.ErrNotFactorized, "LU not factorized")
 )
 
 // SingularError is the error for a zero pivot. It matches ErrSingular.
@@ -43,5 +44,5 @@ func (e *SingularError) Error() string {
 	return fmt.Sprintf("gauss: zero pivot at step %d without pivoting (the matrix is singular or needs row exchanges)", e.Pivot)
 }
 
-// Is makes a SingularError match ErrSingular.
-func (e *SingularError) Is(target error) bool { return target == ErrSingular }
+// Unwrap makes a SingularError match ErrSingular.
+func (e *SingularError) Unwrap() error { return ErrSingular }

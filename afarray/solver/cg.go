@@ -77,7 +77,7 @@ func CG(a Operator, b *afarray.Array, opts CGOptions) (*afarray.Array, *CGResult
 		return nil, nil, err
 	}
 	if a == nil {
-		return nil, nil, fmt.Errorf("solver: CG: %w: nil operator", afarray.ErrReleased)
+		return nil, nil, fmt.Errorf("%w: CG: nil operator", ErrReleased)
 	}
 	n := a.N()
 	if _, err := checkVector(b, b, n, "CG right-hand side"); err != nil {
@@ -135,7 +135,7 @@ func cgVectors(b *afarray.Array, n, count int) ([]*afarray.Array, error) {
 		v, err := afarray.Zeros(n)
 		if err == nil && v.Device() != b.Device() {
 			v.Release()
-			err = fmt.Errorf("solver: CG: %w: the current device is not the right-hand side's", afarray.ErrDevice)
+			err = fmt.Errorf("%w: CG: the current device is not the right-hand side's", ErrDevice)
 		}
 		if err != nil {
 			for _, v := range out {
@@ -193,7 +193,7 @@ func cgFast(op Operator, b *afarray.Array, opts CGOptions) (*afarray.Array, *CGR
 		}
 	}
 	if rp != nil && rp.val == nil {
-		return nil, nil, fmt.Errorf("solver: CG: operator: %w", afarray.ErrReleased)
+		return nil, nil, fmt.Errorf("%w: CG: operator", ErrReleased)
 	}
 
 	vecs, err := cgVectors(b, n, 6)

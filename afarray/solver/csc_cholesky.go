@@ -27,7 +27,7 @@ type CSCCholesky struct {
 // ("" means Fast). It returns a *NotPositiveDefiniteError
 // (ErrNotPositiveDefinite) naming the first column whose pivot is not
 // positive, a *NonFiniteError (ErrNonFinite) for NaN or Inf in a, and errors
-// matching afarray.ErrShape for a malformed matrix.
+// matching ErrShape for a malformed matrix.
 func (c *CSCCholesky) Factorize(a *afarray.CSC, v Variant) error {
 	c.f.ldlt = false
 	return c.f.factorize(a, v)

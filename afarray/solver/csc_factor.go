@@ -38,21 +38,21 @@ func (f *cscFactor) name() string {
 // the host (values left zero: the symbolic analysis does not need them).
 func checkCSC(a *afarray.CSC) (*sparse.CSC, error) {
 	if a == nil || a.Elements == nil || a.ColIdx == nil || a.RowIdx == nil {
-		return nil, fmt.Errorf("%w: nil CSC matrix", afarray.ErrShape)
+		return nil, fmt.Errorf("%w: nil CSC matrix", ErrShape)
 	}
 	if a.Elements.Released() || a.ColIdx.Released() || a.RowIdx.Released() {
-		return nil, afarray.ErrReleased
+		return nil, ErrReleased
 	}
 	if a.Elements.DType() != afarray.Float64 || a.ColIdx.DType() != afarray.Int32 || a.RowIdx.DType() != afarray.Int32 {
-		return nil, fmt.Errorf("%w: CSC needs float64 elements and int32 indices", afarray.ErrDType)
+		return nil, fmt.Errorf("%w: CSC needs float64 elements and int32 indices", ErrDType)
 	}
 	n, le := a.N, a.Elements.Len()
 	if n <= 0 || a.ColIdx.Len() != n || a.RowIdx.Len() != le-n {
-		return nil, fmt.Errorf("%w: CSC of order %d with %d elements, %d column and %d row indices", afarray.ErrShape, n, le, a.ColIdx.Len(), a.RowIdx.Len())
+		return nil, fmt.Errorf("%w: CSC of order %d with %d elements, %d column and %d row indices", ErrShape, n, le, a.ColIdx.Len(), a.RowIdx.Len())
 	}
 	dev := a.Elements.Device()
 	if a.ColIdx.Device() != dev || a.RowIdx.Device() != dev {
-		return nil, afarray.ErrDevice
+		return nil, ErrDevice
 	}
 	col, err := a.ColIdx.Int32s()
 	if err != nil {
@@ -64,7 +64,7 @@ func checkCSC(a *afarray.CSC) (*sparse.CSC, error) {
 	}
 	h := &sparse.CSC{N: n, Elements: make([]float64, le), ColIdx: col, RowIdx: row}
 	if err := h.Validate(); err != nil {
-		return nil, fmt.Errorf("%w: %v", afarray.ErrShape, err)
+		return nil, fmt.Errorf("%w: %v", ErrShape, err)
 	}
 	return h, nil
 }
@@ -182,7 +182,7 @@ func (f *cscFactor) state() (ok bool, dev *kernels.Device, n int, status *sparse
 // factor returns L's device storage (thesis CSC layout), for inspection.
 func (f *cscFactor) factor() (*afarray.CSC, error) {
 	if !f.ok {
-		return nil, fmt.Errorf("solver: %s has no factorization: %w", f.name(), afarray.ErrReleased)
+		return nil, fmt.Errorf("%w: %s has no factorization", ErrReleased, f.name())
 	}
 	var out afarray.CSC
 	out.N = f.n

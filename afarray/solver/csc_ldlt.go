@@ -15,7 +15,7 @@ type CSCLDLT struct {
 // Factorize runs the symbolic and numeric factorization of a with variant v
 // ("" means Fast). It returns a *ZeroPivotError (ErrZeroPivot) naming the
 // first column whose pivot is zero, a *NonFiniteError (ErrNonFinite) for NaN
-// or Inf in a or in the factor, and errors matching afarray.ErrShape for a
+// or Inf in a or in the factor, and errors matching ErrShape for a
 // malformed matrix.
 func (c *CSCLDLT) Factorize(a *afarray.CSC, v Variant) error {
 	c.f.ldlt = true

@@ -35,8 +35,8 @@ type DenseCholesky struct {
 
 // Factorize factors a copy of the n x n Float64 matrix a (a is not
 // modified) with variant v ("" means Fast). Errors: *NotPositiveDefiniteError,
-// *NonFiniteError for NaN or Inf in a, afarray.ErrShape for a non-square
-// matrix, afarray.ErrReleased for a released one. After an error the
+// *NonFiniteError for NaN or Inf in a, ErrShape for a non-square
+// matrix, ErrReleased for a released one. After an error the
 // factorization is empty.
 func (c *DenseCholesky) Factorize(a *afarray.Array, v Variant) error {
 	c.f.ldlt = false

@@ -197,10 +197,10 @@ func (f *denseFactor) solveTo(dst, b *afarray.Array) error {
 		return err
 	}
 	if br, bc := b.Dims(); br != f.n || bc != 1 {
-		return fmt.Errorf("solver: %s: %w: right-hand side is %dx%d, want a vector of %d", f.name(), afarray.ErrShape, br, bc, f.n)
+		return fmt.Errorf("%w: %s: right-hand side is %dx%d, want a vector of %d", ErrShape, f.name(), br, bc, f.n)
 	}
 	if dr, dc := dst.Dims(); dr != f.n || dc != 1 {
-		return fmt.Errorf("solver: %s: %w: destination is %dx%d, want a vector of %d", f.name(), afarray.ErrShape, dr, dc, f.n)
+		return fmt.Errorf("%w: %s: destination is %dx%d, want a vector of %d", ErrShape, f.name(), dr, dc, f.n)
 	}
 	a, err := f.a.DeviceBuffer()
 	if err != nil {

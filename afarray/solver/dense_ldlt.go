@@ -23,7 +23,7 @@ type DenseLDLT struct {
 }
 
 // Factorize factors a copy of a (see DenseCholesky.Factorize). Errors:
-// *ZeroPivotError, *NonFiniteError, afarray.ErrShape, afarray.ErrReleased.
+// *ZeroPivotError, *NonFiniteError, ErrShape, ErrReleased.
 func (c *DenseLDLT) Factorize(a *afarray.Array, v Variant) error {
 	c.f.ldlt = true
 	return c.f.factorize(a, v, false)

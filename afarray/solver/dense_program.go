@@ -184,13 +184,13 @@ func found(v int32) bool { return v != math.MaxInt32 }
 // device buffer. what names the operand in errors.
 func float64Buffer(a *afarray.Array, what string) (*kernels.Buffer, error) {
 	if a == nil {
-		return nil, fmt.Errorf("solver: %s: %w: nil array", what, afarray.ErrReleased)
+		return nil, fmt.Errorf("%w: %s: nil array", ErrReleased, what)
 	}
 	if a.Released() {
-		return nil, fmt.Errorf("solver: %s: %w", what, afarray.ErrReleased)
+		return nil, fmt.Errorf("%w: %s", ErrReleased, what)
 	}
 	if a.DType() != afarray.Float64 {
-		return nil, fmt.Errorf("solver: %s: %w: %s, want float64", what, afarray.ErrDType, a.DType())
+		return nil, fmt.Errorf("%w: %s: %s, want float64", ErrDType, what, a.DType())
 	}
 	return a.DeviceBuffer()
 }
@@ -199,7 +199,7 @@ func float64Buffer(a *afarray.Array, what string) (*kernels.Buffer, error) {
 func squareOrder(a *afarray.Array) (int, error) {
 	r, c := a.Dims()
 	if r != c || r == 0 {
-		return 0, fmt.Errorf("solver: %w: matrix is %dx%d, want square and non-empty", afarray.ErrShape, r, c)
+		return 0, fmt.Errorf("%w: matrix is %dx%d, want square and non-empty", ErrShape, r, c)
 	}
 	return r, nil
 }
@@ -208,7 +208,7 @@ func squareOrder(a *afarray.Array) (int, error) {
 func sameDevice(arrays ...*afarray.Array) error {
 	for _, a := range arrays[1:] {
 		if a.Device() != arrays[0].Device() {
-			return fmt.Errorf("solver: %w", afarray.ErrDevice)
+			return fmt.Errorf("%w", ErrDevice)
 		}
 	}
 	return nil
@@ -231,5 +231,5 @@ func normVariant(v Variant) (Variant, error) {
 }
 
 // errNotFactorized reports a solve without a successful Factorize; it
-// matches afarray.ErrReleased.
-var errNotFactorized = fmt.Errorf("solver: no factorization (Factorize was not called, failed, or was released): %w", afarray.ErrReleased)
+// matches ErrReleased.
+var errNotFactorized = fmt.Errorf("%w: no factorization (Factorize was not called, failed, or was released)", ErrReleased)

@@ -13,6 +13,6 @@
 //
 // Factorizations follow gonum's shape: Factorize once, then SolveTo for as
 // many right-hand sides as needed. Errors match ErrNotPositiveDefinite,
-// ErrZeroPivot, ErrNotConverged, ErrNonFinite and afarray.ErrShape with
+// ErrZeroPivot, ErrNotConverged, ErrNonFinite and ErrShape with
 // errors.Is; a solver never returns NaN silently.
 package solver

@@ -49,7 +49,7 @@ func GaussJordan(a, b *afarray.Array, v Variant) (*afarray.Array, error) {
 	}
 	br, m := b.Dims()
 	if br != n || m == 0 {
-		return nil, fmt.Errorf("solver: GaussJordan: %w: right-hand side is %dx%d for a %dx%d matrix", afarray.ErrShape, br, m, n, n)
+		return nil, fmt.Errorf("%w: GaussJordan: right-hand side is %dx%d for a %dx%d matrix", ErrShape, br, m, n, n)
 	}
 	dev := a.Device()
 	wA := n + m

@@ -96,10 +96,10 @@ func checkVector(ref, v *afarray.Array, n int, what string) (*kernels.Buffer, er
 		return nil, err
 	}
 	if v.Device() != ref.Device() {
-		return nil, fmt.Errorf("solver: %s: %w", what, afarray.ErrDevice)
+		return nil, fmt.Errorf("%w: %s", ErrDevice, what)
 	}
 	if r, c := v.Dims(); r != n || c != 1 {
-		return nil, fmt.Errorf("solver: %s: %w: %dx%d, want a vector of %d", what, afarray.ErrShape, r, c, n)
+		return nil, fmt.Errorf("%w: %s: %dx%d, want a vector of %d", ErrShape, what, r, c, n)
 	}
 	return b, nil
 }
@@ -113,7 +113,7 @@ func checkMulVec(ref *afarray.Array, n int, dst, x *afarray.Array) (d, xb *kerne
 		return nil, nil, err
 	}
 	if d == xb {
-		return nil, nil, fmt.Errorf("solver: %w: the product's destination is its operand", afarray.ErrShape)
+		return nil, nil, fmt.Errorf("%w: the product's destination is its operand", ErrShape)
 	}
 	return d, xb, nil
 }

@@ -72,7 +72,7 @@ type Report struct {
 // in opts, timing each phase, and returns x in the original numbering. A is
 // a square COO matrix, one triangle (Symmetric) or both. Errors are typed:
 // *NotPositiveDefiniteError, *ZeroPivotError, *NotConvergedError (x and the
-// report are still returned), *NonFiniteError, afarray.ErrShape, ErrUnknown.
+// report are still returned), *NonFiniteError, ErrShape, ErrUnknown.
 func Run(a *sparse.COO, b []float64, opts Options) ([]float64, *Report, error) {
 	start := time.Now()
 	method, format := strings.ToLower(opts.Method), strings.ToLower(opts.Format)
@@ -103,10 +103,10 @@ func Run(a *sparse.COO, b []float64, opts Options) ([]float64, *Report, error) {
 	}
 	n := a.Rows
 	if a.Cols != n {
-		return nil, nil, fmt.Errorf("%w: matrix is %dx%d, not square", afarray.ErrShape, a.Rows, a.Cols)
+		return nil, nil, fmt.Errorf("%w: matrix is %dx%d, not square", ErrShape, a.Rows, a.Cols)
 	}
 	if len(b) != n {
-		return nil, nil, fmt.Errorf("%w: right-hand side has %d entries, the matrix has order %d", afarray.ErrShape, len(b), n)
+		return nil, nil, fmt.Errorf("%w: right-hand side has %d entries, the matrix has order %d", ErrShape, len(b), n)
 	}
 	for k, x := range a.V {
 		if math.IsNaN(x) || math.IsInf(x, 0) {

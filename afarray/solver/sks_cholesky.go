@@ -35,7 +35,7 @@ type SKSCholesky struct {
 // copy of the skyline is needed on the device. It returns a
 // *NotPositiveDefiniteError (ErrNotPositiveDefinite) naming the first column
 // whose pivot is not positive, a *NonFiniteError (ErrNonFinite) for NaN or
-// Inf in a, and errors matching afarray.ErrShape for a malformed matrix.
+// Inf in a, and errors matching ErrShape for a malformed matrix.
 func (c *SKSCholesky) FactorizeInPlace(a *afarray.SKS, v Variant) error {
 	c.f.ldlt = false
 	return c.f.factorize(a, v, c.BlockWidth, false)

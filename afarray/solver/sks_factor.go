@@ -58,27 +58,27 @@ func sksProgram(dev *kernels.Device, v Variant, width int) (*kernels.Program, er
 // (downloaded once and cached by the array until a device write).
 func checkSKS(a *afarray.SKS) ([]int32, error) {
 	if a == nil || a.Elements == nil || a.Index == nil {
-		return nil, fmt.Errorf("%w: nil skyline matrix", afarray.ErrShape)
+		return nil, fmt.Errorf("%w: nil skyline matrix", ErrShape)
 	}
 	if a.Elements.Released() || a.Index.Released() {
-		return nil, afarray.ErrReleased
+		return nil, ErrReleased
 	}
 	if a.Elements.DType() != afarray.Float64 || a.Index.DType() != afarray.Int32 {
-		return nil, fmt.Errorf("%w: skyline needs float64 elements and int32 index", afarray.ErrDType)
+		return nil, fmt.Errorf("%w: skyline needs float64 elements and int32 index", ErrDType)
 	}
 	n, nnz := a.N, a.Elements.Len()
 	if n <= 0 || a.Index.Len() != n {
-		return nil, fmt.Errorf("%w: skyline of order %d with %d index entries", afarray.ErrShape, n, a.Index.Len())
+		return nil, fmt.Errorf("%w: skyline of order %d with %d index entries", ErrShape, n, a.Index.Len())
 	}
 	if a.Elements.Device() != a.Index.Device() {
-		return nil, afarray.ErrDevice
+		return nil, ErrDevice
 	}
 	index, err := a.Index.Int32s()
 	if err != nil {
 		return nil, err
 	}
 	if index[0] != 0 {
-		return nil, fmt.Errorf("%w: skyline index starts at %d", afarray.ErrShape, index[0])
+		return nil, fmt.Errorf("%w: skyline index starts at %d", ErrShape, index[0])
 	}
 	last := -1
 	for j := 0; j < n; j++ {
@@ -87,12 +87,12 @@ func checkSKS(a *afarray.SKS) ([]int32, error) {
 			h = int(index[j+1]) - int(index[j])
 		}
 		if h < 1 || j+h > n || j+h-1 < last {
-			return nil, fmt.Errorf("%w: skyline column %d has height %d (order %d, previous last row %d)", afarray.ErrShape, j, h, n, last)
+			return nil, fmt.Errorf("%w: skyline column %d has height %d (order %d, previous last row %d)", ErrShape, j, h, n, last)
 		}
 		last = j + h - 1
 	}
 	if last != n-1 {
-		return nil, fmt.Errorf("%w: skyline's last column has height %d, want 1", afarray.ErrShape, last-(n-1)+1)
+		return nil, fmt.Errorf("%w: skyline's last column has height %d, want 1", ErrShape, last-(n-1)+1)
 	}
 	return index, nil
 }

@@ -24,7 +24,7 @@ type SKSLDLT struct {
 // returns a
 // *ZeroPivotError (ErrZeroPivot) naming the first column whose pivot is zero,
 // a *NonFiniteError (ErrNonFinite) for NaN or Inf in a or in the factor, and
-// errors matching afarray.ErrShape for a malformed matrix.
+// errors matching ErrShape for a malformed matrix.
 func (c *SKSLDLT) FactorizeInPlace(a *afarray.SKS, v Variant) error {
 	c.f.ldlt = true
 	return c.f.factorize(a, v, c.BlockWidth, false)

@@ -151,17 +151,17 @@ func (s SparseStats) String() string {
 func sparseCheckVectors(dev *kernels.Device, n int, arrays ...*afarray.Array) error {
 	for _, a := range arrays {
 		if a == nil || a.Released() {
-			return fmt.Errorf("solver: %w", afarray.ErrReleased)
+			return fmt.Errorf("%w", ErrReleased)
 		}
 		if a.DType() != afarray.Float64 {
-			return fmt.Errorf("%w: solver needs float64 vectors, got %s", afarray.ErrDType, a.DType())
+			return fmt.Errorf("%w: solver needs float64 vectors, got %s", ErrDType, a.DType())
 		}
 		if a.Len() != n {
 			r, c := a.Dims()
-			return fmt.Errorf("%w: %dx%d array for a system of order %d", afarray.ErrShape, r, c, n)
+			return fmt.Errorf("%w: %dx%d array for a system of order %d", ErrShape, r, c, n)
 		}
 		if a.Device() != dev {
-			return afarray.ErrDevice
+			return ErrDevice
 		}
 	}
 	return nil

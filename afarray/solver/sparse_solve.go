@@ -23,7 +23,7 @@ type sparseTriangular interface {
 func sparseSolveTo(f sparseTriangular, dst, b *afarray.Array) error {
 	ok, dev, n, status, variant, stats := f.state()
 	if !ok {
-		return fmt.Errorf("solver: %s has no factorization: %w", f.name(), afarray.ErrReleased)
+		return fmt.Errorf("%w: %s has no factorization", ErrReleased, f.name())
 	}
 	if err := sparseCheckVectors(dev, n, dst, b); err != nil {
 		return err
@@ -72,7 +72,7 @@ func sparseSolveTo(f sparseTriangular, dst, b *afarray.Array) error {
 func sparseSolve(f sparseTriangular, b *afarray.Array) (*afarray.Array, error) {
 	ok, dev, n, _, _, _ := f.state()
 	if !ok {
-		return nil, fmt.Errorf("solver: %s has no factorization: %w", f.name(), afarray.ErrReleased)
+		return nil, fmt.Errorf("%w: %s has no factorization", ErrReleased, f.name())
 	}
 	buf, err := dev.Alloc(int64(8 * n))
 	if err != nil {

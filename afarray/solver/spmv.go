@@ -143,10 +143,10 @@ func NewCSCOperator(m *afarray.CSC, v Variant) (*CSCOperator, error) {
 		return nil, err
 	}
 	if m == nil || m.Elements == nil || m.Elements.Released() || m.ColIdx.Released() || m.RowIdx.Released() {
-		return nil, fmt.Errorf("solver: CSC operator: %w", afarray.ErrReleased)
+		return nil, fmt.Errorf("%w: CSC operator", ErrReleased)
 	}
 	if m.N <= 0 || m.ColIdx.Len() != m.N || m.RowIdx.Len() != m.Elements.Len()-m.N {
-		return nil, fmt.Errorf("solver: CSC operator: %w: n=%d with %d columns, %d values, %d rows", afarray.ErrShape, m.N, m.ColIdx.Len(), m.Elements.Len(), m.RowIdx.Len())
+		return nil, fmt.Errorf("%w: CSC operator: n=%d with %d columns, %d values, %d rows", ErrShape, m.N, m.ColIdx.Len(), m.Elements.Len(), m.RowIdx.Len())
 	}
 	val, err := float64Buffer(m.Elements, "CSC elements")
 	if err != nil {
@@ -226,7 +226,7 @@ func (o *CSCOperator) Variant() Variant { return o.v }
 // MulVecTo sets dst = A x.
 func (o *CSCOperator) MulVecTo(dst, x *afarray.Array) error {
 	if o.p.val == nil || o.m.Elements.Released() {
-		return fmt.Errorf("solver: CSC operator: %w", afarray.ErrReleased)
+		return fmt.Errorf("%w: CSC operator", ErrReleased)
 	}
 	d, xb, err := checkMulVec(o.m.Elements, o.m.N, dst, x)
 	if err != nil {
@@ -294,10 +294,10 @@ func NewSKSOperator(m *afarray.SKS, v Variant) (*SKSOperator, error) {
 		return nil, err
 	}
 	if m == nil || m.Elements == nil || m.Elements.Released() || m.Index.Released() {
-		return nil, fmt.Errorf("solver: SKS operator: %w", afarray.ErrReleased)
+		return nil, fmt.Errorf("%w: SKS operator", ErrReleased)
 	}
 	if m.N <= 0 || m.Index.Len() != m.N {
-		return nil, fmt.Errorf("solver: SKS operator: %w: n=%d with %d columns", afarray.ErrShape, m.N, m.Index.Len())
+		return nil, fmt.Errorf("%w: SKS operator: n=%d with %d columns", ErrShape, m.N, m.Index.Len())
 	}
 	val, err := float64Buffer(m.Elements, "SKS elements")
 	if err != nil {
@@ -346,7 +346,7 @@ func (o *SKSOperator) Variant() Variant { return o.v }
 // MulVecTo sets dst = A x.
 func (o *SKSOperator) MulVecTo(dst, x *afarray.Array) error {
 	if o.p.val == nil || o.m.Elements.Released() {
-		return fmt.Errorf("solver: SKS operator: %w", afarray.ErrReleased)
+		return fmt.Errorf("%w: SKS operator", ErrReleased)
 	}
 	d, xb, err := checkMulVec(o.m.Elements, o.m.N, dst, x)
 	if err != nil {
@@ -386,7 +386,7 @@ func (o *SKSOperator) Release() {
 // diagonalIndexed sets dst[i] = elements[pos[i]].
 func diagonalIndexed(ref *afarray.Array, val, pos *kernels.Buffer, n int, dst *afarray.Array) error {
 	if val == nil {
-		return fmt.Errorf("solver: operator: %w", afarray.ErrReleased)
+		return fmt.Errorf("%w: operator", ErrReleased)
 	}
 	d, err := checkVector(ref, dst, n, "diagonal")
 	if err != nil {

@@ -3,39 +3,42 @@ package sparse
 import (
 	"errors"
 	"fmt"
+
+	"github.com/oclsolve/oclsolve/kernels/errs"
 )
 
 // Sentinel errors. Every error returned by this package wraps one of them, so
-// callers can branch with errors.Is.
+// callers can branch with errors.Is. Each is of a shared kind (package errs)
+// and matches the other packages' sentinels of that kind.
 var (
 	// ErrShape reports dimensions that do not fit: a non-square matrix where a
 	// square one is needed, vectors of the wrong length, negative sizes.
-	ErrShape = errors.New("sparse: shape mismatch")
+	ErrShape = errs.New("sparse", errs.ErrShape, "shape mismatch")
 
 	// ErrIndex reports an index outside the matrix, or index vectors that do
 	// not describe a valid layout.
-	ErrIndex = errors.New("sparse: index out of range")
+	ErrIndex = errs.New("sparse", errs.ErrIndex, "index out of range")
 
 	// ErrNotSymmetric reports a matrix that must be symmetric but is not.
-	ErrNotSymmetric = errors.New("sparse: matrix is not symmetric")
+	ErrNotSymmetric = errs.New("sparse", errs.ErrNotSymmetric, "matrix is not symmetric")
 
 	// ErrPermutation reports a vector that is not a permutation of 0..n-1.
 	ErrPermutation = errors.New("sparse: invalid permutation")
 
 	// ErrMalformed reports a file or stream that does not follow its format.
 	// Parse errors are *ParseError values that wrap it.
-	ErrMalformed = errors.New("sparse: malformed input")
+	ErrMalformed = errs.New("sparse", errs.ErrMalformed, "malformed input")
 
 	// ErrUnsupported reports a well-formed file variant that this package
 	// does not handle (complex or Hermitian Matrix Market files, for example).
-	ErrUnsupported = errors.New("sparse: unsupported format variant")
+	ErrUnsupported = errs.New("sparse", errs.ErrUnsupported, "unsupported format variant")
 
 	// ErrNaN reports a NaN or infinite value where a finite number is needed.
-	ErrNaN = errors.New("sparse: value is not finite")
+	ErrNaN = errs.New("sparse", errs.ErrNonFinite, "value is not finite")
 
 	// ErrTooLarge reports a problem whose storage cannot fit the memory
 	// available (the host's, or a device's): the error names the sizes.
-	ErrTooLarge = errors.New("sparse: problem too large for memory")
+	ErrTooLarge = errs.New("sparse", errs.ErrOutOfMemory, "problem too large for memory")
 )
 
 // ParseError describes malformed input: the file (empty for an anonymous
