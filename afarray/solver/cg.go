@@ -95,6 +95,12 @@ func CG(a Operator, b *afarray.Array, opts CGOptions) (*afarray.Array, *CGResult
 	return cgFast(a, b, opts)
 }
 
+// cgIterate is CG as the iterative driver calls it (names.go registers it
+// as the iteration of MethodCG).
+func cgIterate(op Operator, b *afarray.Array, o Options, v Variant) (*afarray.Array, *CGResult, error) {
+	return CG(op, b, CGOptions{Variant: v, Tol: o.Tol, MaxIter: o.MaxIter, Jacobi: o.Jacobi})
+}
+
 // CGDense runs CG on the dense matrix a through a DenseOperator of
 // opts.Variant.
 func CGDense(a, b *afarray.Array, opts CGOptions) (*afarray.Array, *CGResult, error) {

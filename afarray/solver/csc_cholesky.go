@@ -45,7 +45,10 @@ func (c *CSCCholesky) Solve(b *afarray.Array) (*afarray.Array, error) { return c
 func (c *CSCCholesky) L() (*afarray.CSC, error) { return c.f.factor() }
 
 // Stats describes the last factorization and solve.
-func (c *CSCCholesky) Stats() SparseStats { return c.f.stats }
+func (c *CSCCholesky) Stats() FactorStats { return c.f.stats }
 
 // Release frees the factor's device memory.
 func (c *CSCCholesky) Release() { c.f.release() }
+
+// factorizeOwned is Factorize for Run (the registry's factorization).
+func (c *CSCCholesky) factorizeOwned(m any, v Variant) error { return c.Factorize(m.(*afarray.CSC), v) }

@@ -24,7 +24,7 @@ type cscFactor struct {
 	supernodes       []cscSupernode  // fast schedule
 	work, dscr       *kernels.Buffer // fast: solve work vector, diagonal-block scratch
 	ok               bool
-	stats            SparseStats
+	stats            FactorStats
 }
 
 func (f *cscFactor) name() string {
@@ -158,7 +158,7 @@ func (f *cscFactor) factorize(a *afarray.CSC, v Variant) error {
 	if err != nil {
 		return err
 	}
-	f.stats = SparseStats{Variant: v, N: f.n, FactorLen: f.nnzL, SymbolicTime: symbolic, FactorTime: time.Since(start),
+	f.stats = FactorStats{Variant: v, N: f.n, FactorLen: f.nnzL, SymbolicTime: symbolic, FactorTime: time.Since(start),
 		FactorLaunches: f.dev.Launches() - launches}
 	if v == Fast {
 		f.stats.Levels, f.stats.BlockWidth = len(f.supernodes), cscBlock
@@ -175,7 +175,7 @@ func (f *cscFactor) solveTo(dst, b *afarray.Array) error { return sparseSolveTo(
 func (f *cscFactor) solve(b *afarray.Array) (*afarray.Array, error) { return sparseSolve(f, b) }
 
 // state hands the shared solve path (sparse_solve.go) the factor's fields.
-func (f *cscFactor) state() (ok bool, dev *kernels.Device, n int, status *sparseStatus, v Variant, stats *SparseStats) {
+func (f *cscFactor) state() (ok bool, dev *kernels.Device, n int, status *sparseStatus, v Variant, stats *FactorStats) {
 	return f.ok, f.dev, f.n, f.status, f.variant, &f.stats
 }
 

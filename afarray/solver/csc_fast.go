@@ -32,6 +32,11 @@ import (
 //go:embed csc_fast.cl
 var cscFastSource string
 
+func init() {
+	register(&entry{method: MethodCholesky, format: FormatCSC, variant: Fast, newFactor: func() factorization { return &CSCCholesky{} }})
+	register(&entry{method: MethodLDLT, format: FormatCSC, variant: Fast, newFactor: func() factorization { return &CSCLDLT{} }})
+}
+
 // cscBlock is the widest supernode the fast kernels handle; wider ones are
 // split, which keeps each part a valid supernode.
 const cscBlock = 32

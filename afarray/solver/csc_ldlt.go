@@ -33,7 +33,10 @@ func (c *CSCLDLT) Solve(b *afarray.Array) (*afarray.Array, error) { return c.f.s
 func (c *CSCLDLT) LD() (*afarray.CSC, error) { return c.f.factor() }
 
 // Stats describes the last factorization and solve.
-func (c *CSCLDLT) Stats() SparseStats { return c.f.stats }
+func (c *CSCLDLT) Stats() FactorStats { return c.f.stats }
 
 // Release frees the factor's device memory.
 func (c *CSCLDLT) Release() { c.f.release() }
+
+// factorizeOwned is Factorize for Run (the registry's factorization).
+func (c *CSCLDLT) factorizeOwned(m any, v Variant) error { return c.Factorize(m.(*afarray.CSC), v) }

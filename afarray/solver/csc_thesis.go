@@ -16,6 +16,11 @@ import (
 //go:embed csc_thesis.cl
 var cscThesisSource string
 
+func init() {
+	register(&entry{method: MethodCholesky, format: FormatCSC, variant: Thesis, newFactor: func() factorization { return &CSCCholesky{} }})
+	register(&entry{method: MethodLDLT, format: FormatCSC, variant: Thesis, newFactor: func() factorization { return &CSCLDLT{} }})
+}
+
 func (f *cscFactor) thesisKernel() (k *kernels.Kernel, global, local int, err error) {
 	name := "Cholesky_sparse_c"
 	if f.ldlt {

@@ -73,6 +73,15 @@ func (c *DenseCholesky) Order() int { return c.f.n }
 // Factorize made the copy). Release is idempotent.
 func (c *DenseCholesky) Release() { c.f.release() }
 
+// Stats describes the last factorization and solve.
+func (c *DenseCholesky) Stats() FactorStats { return c.f.stats }
+
+// factorizeOwned is FactorizeInPlace for Run (the registry's
+// factorization): Run's upload is its own copy, as in the thesis.
+func (c *DenseCholesky) factorizeOwned(m any, v Variant) error {
+	return c.FactorizeInPlace(m.(*afarray.Array), v)
+}
+
 // solveNew solves into a copy of b.
 func solveNew(f *denseFactor, b *afarray.Array) (*afarray.Array, error) {
 	if _, err := float64Buffer(b, f.name()+" right-hand side"); err != nil {

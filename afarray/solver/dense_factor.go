@@ -2,10 +2,20 @@ package solver
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/oclsolve/oclsolve/afarray"
 	"github.com/oclsolve/oclsolve/kernels"
 )
+
+// The dense factorizations implement both variants here (factorThesis and
+// factorBlocked, solveThesis and solveBlocked).
+func init() {
+	for _, v := range []Variant{Fast, Thesis} {
+		register(&entry{method: MethodCholesky, format: FormatDense, variant: v, newFactor: func() factorization { return &DenseCholesky{} }})
+		register(&entry{method: MethodLDLT, format: FormatDense, variant: v, newFactor: func() factorization { return &DenseLDLT{} }})
+	}
+}
 
 // denseFactor is the state shared by DenseCholesky and DenseLDLT: the
 // factor in the lower triangle of an n x n column-major device matrix (the
@@ -20,6 +30,7 @@ type denseFactor struct {
 	owned   bool // a is the factorization's own copy, released with it
 	st      *status
 	work    *kernels.Buffer
+	stats   FactorStats
 }
 
 func (f *denseFactor) name() string {
@@ -50,10 +61,13 @@ func (f *denseFactor) factorize(a *afarray.Array, v Variant, inPlace bool) error
 		}
 	}
 	f.variant, f.dev, f.n, f.a, f.owned = v, a.Device(), n, m, !inPlace
+	start, launches := time.Now(), f.dev.Launches()
 	if err := f.run(); err != nil {
 		f.release()
 		return err
 	}
+	f.stats = FactorStats{Variant: v, N: n, FactorLen: n * n, FactorTime: time.Since(start),
+		FactorLaunches: f.dev.Launches() - launches}
 	return nil
 }
 
@@ -206,6 +220,7 @@ func (f *denseFactor) solveTo(dst, b *afarray.Array) error {
 	if err != nil {
 		return err
 	}
+	start, launches := time.Now(), f.dev.Launches()
 	x, err := dst.DeviceBuffer()
 	if err != nil {
 		return err
@@ -242,6 +257,8 @@ func (f *denseFactor) solveTo(dst, b *afarray.Array) error {
 	if found(flags[statusOutput]) {
 		return &NonFiniteError{Where: "solution", Index: int(flags[statusOutput])}
 	}
+	f.stats.Solves++
+	f.stats.SolveTime, f.stats.SolveLaunches = time.Since(start), f.dev.Launches()-launches
 	return nil
 }
 
@@ -318,7 +335,7 @@ func (f *denseFactor) release() {
 	if f.owned && f.a != nil {
 		f.a.Release()
 	}
-	f.a, f.owned = nil, false
+	f.a, f.owned, f.stats = nil, false, FactorStats{}
 	f.st.release()
 	f.st = nil
 	if f.work != nil {

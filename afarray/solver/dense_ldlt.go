@@ -54,3 +54,12 @@ func (c *DenseLDLT) Order() int { return c.f.n }
 
 // Release frees the factorization's device memory. Release is idempotent.
 func (c *DenseLDLT) Release() { c.f.release() }
+
+// Stats describes the last factorization and solve.
+func (c *DenseLDLT) Stats() FactorStats { return c.f.stats }
+
+// factorizeOwned is FactorizeInPlace for Run (the registry's
+// factorization): Run's upload is its own copy, as in the thesis.
+func (c *DenseLDLT) factorizeOwned(m any, v Variant) error {
+	return c.FactorizeInPlace(m.(*afarray.Array), v)
+}

@@ -9,10 +9,65 @@
 // tolerance) so its tables can be regenerated; it still runs on cached
 // programs and leaks nothing. Fast (the default) is the best this package
 // can do within the same storage format; each fast type documents what it
-// changes and why.
+// changes and why. docs/thesis.md says what the thesis sections cited as "§"
+// in this package contain.
 //
 // Factorizations follow gonum's shape: Factorize once, then SolveTo for as
 // many right-hand sides as needed. Errors match ErrNotPositiveDefinite,
-// ErrZeroPivot, ErrNotConverged, ErrNonFinite and ErrShape with
-// errors.Is; a solver never returns NaN silently.
+// ErrZeroPivot, ErrNotConverged, ErrNonFinite and ErrShape with errors.Is
+// (and, being of the shared kinds of package kernels/errs, the other
+// packages' sentinels of the same kind, afarray.ErrShape included); a solver
+// never returns NaN silently.
+//
+// # The registry
+//
+// Run executes one entry of a registry: a method (Method) on a storage
+// format (Format) in a variant (Variant). Methods, Formats-by-method,
+// Variants and Combinations list it; `oclsolve solve` and `oclsolve bench`
+// build their flags, defaults and tables from it, and orderings come from
+// the sparse package's registry (sparse.RegisterOrdering). Run itself has
+// one driver per kind of entry: runDirect for a factor type (factor the
+// run's own device copy, solve, read the times from Stats, release),
+// runIterative for an operator and an iteration (CG), and a one-shot solve
+// (Gauss-Jordan).
+//
+// # How to add a solver
+//
+// A new direct factorization (say a supernodal Cholesky on CSC) is one file
+// pair and its test, and nothing else edited:
+//
+//   - supernodal.cl: the kernels. Report failures through the shared status
+//     slots (sks_status.cl: sparse_bad_pivot, sparse_nonfinite) so the host
+//     reads one small buffer at the end instead of waiting per launch.
+//   - supernodal.go: the factor type with the methods every factor type has
+//     (Factorize, FactorizeInPlace where the factor can overwrite its input,
+//     SolveTo, Solve, Stats, Release and an accessor for the factor), plus
+//     the unexported factorizeOwned(m any, v Variant) error that Run calls
+//     with the format's device matrix (*afarray.CSC for csc). It embeds the
+//     .cl with go:embed, builds its program through the device's cache, and
+//     registers each variant it implements from init (below).
+//   - supernodal_test.go: against gonum (small systems) and the backward
+//     error (the real matrices in ../shared/matrices). TestRunAllCombinations,
+//     TestRegistryConsistent and the CLI tests then cover the entry through
+//     Run.
+//
+// The registration, in supernodal.go:
+//
+//	const Supernodal Variant = "supernodal"
+//
+//	func init() {
+//		registerVariant(Supernodal)
+//		register(&entry{method: MethodCholesky, format: FormatCSC, variant: Supernodal,
+//			newFactor: func() factorization { return &SupernodalCholesky{} }})
+//	}
+//
+// A new storage format is a registerFormat(&formatSpec{...}) in the same
+// init (its upload from a COO matrix, what "" and "auto" orderings mean for
+// it, its memory formula), a new method a registerMethod(&methodSpec{...}).
+// A new ordering goes to package sparse the same way: one file whose init
+// calls sparse.RegisterOrdering.
+//
+// An iterative method registers a methodSpec with an iterate function and
+// an entry with newOperator per format; an operator implements Operator
+// (and Diagonaler for Jacobi preconditioning).
 package solver

@@ -7,6 +7,16 @@ import (
 	"github.com/oclsolve/oclsolve/kernels"
 )
 
+// Gauss-Jordan implements both variants here (gaussJordanThesis and
+// gaussJordanBlocked).
+func init() {
+	for _, v := range []Variant{Fast, Thesis} {
+		register(&entry{method: MethodGaussJordan, format: FormatDense, variant: v, solveOnce: func(m any, b *afarray.Array, v Variant) (*afarray.Array, error) {
+			return GaussJordan(m.(*afarray.Array), b, v)
+		}})
+	}
+}
+
 // GaussJordan solves A X = B by Gauss-Jordan elimination of the augmented
 // matrix [A | B] on the device, without pivoting, and returns X (a vector
 // when B is one). A is n x n; B is n x m. Neither is modified: the

@@ -25,6 +25,14 @@ type Diagonaler interface {
 	DiagonalTo(dst *afarray.Array) error
 }
 
+func init() {
+	for _, v := range []Variant{Fast, Thesis} {
+		register(&entry{method: MethodCG, format: FormatDense, variant: v, newOperator: func(m any, v Variant) (Operator, error) {
+			return NewDenseOperator(m.(*afarray.Array), v)
+		}})
+	}
+}
+
 // DenseOperator is a dense n x n matrix as an Operator. MulVecTo is a
 // general matrix-vector product in both variants (the thesis used
 // ArrayFire's af_matmul; here it is afarray.Gemv, one launch, an item per

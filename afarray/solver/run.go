@@ -3,7 +3,6 @@ package solver
 import (
 	"fmt"
 	"math"
-	"strings"
 	"time"
 
 	"github.com/oclsolve/oclsolve/afarray"
@@ -11,28 +10,22 @@ import (
 	"github.com/oclsolve/oclsolve/kernels"
 )
 
-// Method and format names accepted by Run.
-const (
-	MethodGaussJordan = "gj"
-	MethodCholesky    = "cholesky"
-	MethodLDLT        = "ldlt"
-	MethodCG          = "cg"
-
-	FormatDense = "dense"
-	FormatCSC   = "csc"
-	FormatSKS   = "sks"
-)
-
 // Options selects what Run does. Names are case-insensitive.
 type Options struct {
-	Method  string  // gj, cholesky, ldlt or cg
-	Format  string  // dense, csc or sks (gj takes dense only)
-	Variant Variant // Fast (default) or Thesis
-	// Order is the symmetric reordering: "natural" (or "none"), "rcm", or
-	// "auto", the better of the two for the format's storage (SKS length
-	// for sks, the classic profile otherwise). "" means auto for sks and
-	// csc, natural for dense.
-	Order string
+	// Method is a registered method (Methods): gj, cholesky, ldlt or cg.
+	Method Method
+	// Format is a registered format the method works on; "" means the
+	// method's default (sks for the factorizations, csc for cg, dense for
+	// gj).
+	Format Format
+	// Variant is Fast (default), Thesis, or another registered variant.
+	Variant Variant
+	// Order is the symmetric reordering: a registered ordering
+	// (sparse.Orderings: "natural", "rcm", ...), "none" (natural), or "auto",
+	// the better of natural and RCM for the format's storage (SKS length for
+	// sks, the classic profile otherwise). "" means auto by SKS length for
+	// sks and csc, natural for dense.
+	Order sparse.Ordering
 	// Tol, MaxIter and Jacobi configure CG (see CGOptions).
 	Tol     float64
 	MaxIter int
@@ -44,10 +37,11 @@ type Options struct {
 // Report describes one Run: what ran, where the time went, memory, and CG's
 // iterations.
 type Report struct {
-	Method, Format string
-	Variant        Variant
-	Ordering       string // the ordering actually used: natural or rcm
-	N, NNZ         int    // order and stored entries of A as given
+	Method   Method
+	Format   Format
+	Variant  Variant
+	Ordering sparse.Ordering // the ordering actually used: natural or rcm
+	N, NNZ   int             // order and stored entries of A as given
 
 	// The time split. Upload includes building the storage format on the
 	// host; Symbolic is the CSC symbolic factorization (the thesis left it
@@ -75,48 +69,12 @@ type Report struct {
 // report are still returned), *NonFiniteError, ErrShape, ErrUnknown.
 func Run(a *sparse.COO, b []float64, opts Options) ([]float64, *Report, error) {
 	start := time.Now()
-	method, format := strings.ToLower(opts.Method), strings.ToLower(opts.Format)
-	v, err := ParseVariant(string(opts.Variant))
+	e, err := lookup(opts.Method, opts.Format, opts.Variant)
 	if err != nil {
 		return nil, nil, err
 	}
-	switch method {
-	case MethodGaussJordan:
-		if format == "" {
-			format = FormatDense
-		}
-		if format != FormatDense {
-			return nil, nil, fmt.Errorf("%w: Gauss-Jordan works on dense storage only, not %q", ErrUnknown, opts.Format)
-		}
-	case MethodCholesky, MethodLDLT, MethodCG:
-		if format == "" {
-			format = FormatSKS
-		}
-		if format != FormatDense && format != FormatCSC && format != FormatSKS {
-			return nil, nil, fmt.Errorf("%w: format %q (want dense, csc or sks)", ErrUnknown, opts.Format)
-		}
-	default:
-		return nil, nil, fmt.Errorf("%w: method %q (want gj, cholesky, ldlt or cg)", ErrUnknown, opts.Method)
-	}
-	if err := a.Validate(); err != nil {
+	if err := checkSystem(a, b); err != nil {
 		return nil, nil, err
-	}
-	n := a.Rows
-	if a.Cols != n {
-		return nil, nil, fmt.Errorf("%w: matrix is %dx%d, not square", ErrShape, a.Rows, a.Cols)
-	}
-	if len(b) != n {
-		return nil, nil, fmt.Errorf("%w: right-hand side has %d entries, the matrix has order %d", ErrShape, len(b), n)
-	}
-	for k, x := range a.V {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil, nil, &NonFiniteError{Where: "matrix", Index: k}
-		}
-	}
-	for i, x := range b {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil, nil, &NonFiniteError{Where: "right-hand side", Index: i}
-		}
 	}
 	dev := opts.Device
 	if dev == nil {
@@ -128,51 +86,26 @@ func Run(a *sparse.COO, b []float64, opts Options) ([]float64, *Report, error) {
 	afarray.SetDevice(dev)
 	defer afarray.SetDevice(prev)
 
-	rep := &Report{Method: method, Format: format, Variant: v, N: n, NNZ: a.NNZ()}
+	rep := &Report{Method: e.method, Format: e.format, Variant: e.variant, N: a.Rows, NNZ: a.NNZ()}
 	launches := dev.Launches()
 	dev.ResetPeak()
 	basePeak := dev.MemoryStats().Live
 
-	// Ordering.
 	t := time.Now()
-	order := strings.ToLower(opts.Order)
-	switch order {
-	case "":
-		order = sparse.OrderNatural
-		if format != FormatDense {
-			order = sparse.OrderAuto
-		}
-	case "none":
-		order = sparse.OrderNatural
-	case "auto":
-		if format != FormatSKS {
-			order = sparse.OrderAutoProfile
-		}
-	}
-	perm, used, err := sparse.Order(a, order)
+	perm, pa, pb, err := reorder(a, b, opts.Order, formatSpecOf(e.format), rep)
 	if err != nil {
 		return nil, nil, err
 	}
-	rep.Ordering = used
-	pa, pb := a, b
-	if used != sparse.OrderNatural {
-		if pa, err = a.Permute(perm); err != nil {
-			return nil, nil, err
-		}
-		if pb, err = sparse.PermuteVec(b, perm); err != nil {
-			return nil, nil, err
-		}
-	}
 	rep.OrderingTime = time.Since(t)
 
-	x, err := runFormat(rep, pa, pb, opts, v)
+	x, err := runEntry(rep, e, pa, pb, opts)
 	rep.Launches = dev.Launches() - launches
 	rep.DeviceBytes = dev.MemoryStats().Peak - basePeak
 	rep.TotalTime = time.Since(start)
 	if x == nil {
 		return nil, rep, err
 	}
-	if used != sparse.OrderNatural {
+	if perm != nil {
 		y, perr := sparse.InversePermuteVec(x, perm)
 		if perr != nil {
 			return nil, rep, perr
@@ -182,142 +115,99 @@ func Run(a *sparse.COO, b []float64, opts Options) ([]float64, *Report, error) {
 	return x, rep, err
 }
 
-func runFormat(rep *Report, a *sparse.COO, b []float64, opts Options, v Variant) ([]float64, error) {
+// checkSystem validates A and b before anything is uploaded.
+func checkSystem(a *sparse.COO, b []float64) error {
+	if err := a.Validate(); err != nil {
+		return err
+	}
 	n := a.Rows
+	if a.Cols != n {
+		return fmt.Errorf("%w: matrix is %dx%d, not square", ErrShape, a.Rows, a.Cols)
+	}
+	if len(b) != n {
+		return fmt.Errorf("%w: right-hand side has %d entries, the matrix has order %d", ErrShape, len(b), n)
+	}
+	if i := firstNonFinite(a.V); i >= 0 {
+		return &NonFiniteError{Where: "matrix", Index: i}
+	}
+	if i := firstNonFinite(b); i >= 0 {
+		return &NonFiniteError{Where: "right-hand side", Index: i}
+	}
+	return nil
+}
+
+// firstNonFinite returns the index of the first NaN or Inf in v, or -1.
+func firstNonFinite(v []float64) int {
+	for i, x := range v {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return i
+		}
+	}
+	return -1
+}
+
+// reorder resolves the ordering for the format ("" and "auto" mean what
+// the format's spec says), records the one used in rep, and returns the
+// permutation (nil for the natural order) and the permuted system.
+func reorder(a *sparse.COO, b []float64, order sparse.Ordering, f *formatSpec, rep *Report) ([]int, *sparse.COO, []float64, error) {
+	if order == "" {
+		order = f.defaultOrder
+	} else {
+		var err error
+		if order, err = sparse.ParseOrdering(string(order)); err != nil {
+			return nil, nil, nil, err
+		}
+		if order == sparse.OrderAuto {
+			order = f.autoOrder
+		}
+	}
+	perm, used, err := sparse.Order(a, order)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	rep.Ordering = used
+	if used == sparse.OrderNatural {
+		return nil, a, b, nil
+	}
+	pa, err := a.Permute(perm)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	pb, err := sparse.PermuteVec(b, perm)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return perm, pa, pb, nil
+}
+
+// runEntry builds the format on the device, runs the entry's driver and
+// downloads x, checked for NaN and Inf.
+func runEntry(rep *Report, e *entry, a *sparse.COO, b []float64, opts Options) ([]float64, error) {
+	f := formatSpecOf(e.format)
 	t := time.Now()
 	bd, err := afarray.FromFloat64s(b)
 	if err != nil {
 		return nil, err
 	}
 	defer bd.Release()
-	var x *afarray.Array
-	switch rep.Format {
-	case FormatDense:
-		d, cerr := a.ToDense()
-		if cerr != nil {
-			return nil, cerr
-		}
-		ad, cerr := afarray.FromDense(d)
-		if cerr != nil {
-			return nil, cerr
-		}
-		defer ad.Release()
-		rep.ThesisMemory = sparse.ThesisMemoryDense(n)
-		rep.UploadTime = time.Since(t)
-		t = time.Now()
-		switch rep.Method {
-		case MethodGaussJordan:
-			x, err = GaussJordan(ad, bd, v)
-			rep.FactorizeTime = time.Since(t)
-		case MethodCholesky, MethodLDLT:
-			var f interface {
-				FactorizeInPlace(*afarray.Array, Variant) error
-				Solve(*afarray.Array) (*afarray.Array, error)
-				Release()
-			}
-			if rep.Method == MethodCholesky {
-				f = &DenseCholesky{}
-			} else {
-				f = &DenseLDLT{}
-			}
-			defer f.Release()
-			if err = f.FactorizeInPlace(ad, v); err != nil {
-				return nil, err
-			}
-			if err = ad.Sync(); err != nil {
-				return nil, err
-			}
-			rep.FactorizeTime = time.Since(t)
-			t = time.Now()
-			x, err = f.Solve(bd)
-			if err == nil {
-				err = x.Sync()
-			}
-			rep.SolveTime = time.Since(t)
-		case MethodCG:
-			var op *DenseOperator
-			if op, err = NewDenseOperator(ad, v); err != nil {
-				return nil, err
-			}
-			x, err = runCG(rep, op, bd, opts, v)
-		}
-	case FormatCSC:
-		h, cerr := sparse.CSCFromCOO(a)
-		if cerr != nil {
-			return nil, cerr
-		}
-		m, cerr := afarray.UploadCSC(h)
-		if cerr != nil {
-			return nil, cerr
-		}
-		defer m.Release()
-		rep.UploadTime = time.Since(t)
-		t = time.Now()
-		switch rep.Method {
-		case MethodCholesky, MethodLDLT:
-			var f sparseFactorization
-			var factorize func() error
-			if rep.Method == MethodCholesky {
-				c := &CSCCholesky{}
-				f, factorize = c, func() error { return c.Factorize(m, v) }
-			} else {
-				c := &CSCLDLT{}
-				f, factorize = c, func() error { return c.Factorize(m, v) }
-			}
-			var stats SparseStats
-			x, stats, err = factorAndSolve(rep, f, factorize, bd)
-			if x == nil {
-				return nil, err
-			}
-			rep.SymbolicTime = stats.SymbolicTime
-			rep.ThesisMemory = sparse.ThesisMemoryCSC(n, stats.FactorLen)
-		case MethodCG:
-			rep.ThesisMemory = sparse.ThesisMemoryCSC(n, h.Len())
-			var op *CSCOperator
-			if op, err = NewCSCOperator(m, v); err != nil {
-				return nil, err
-			}
-			defer op.Release()
-			x, err = runCG(rep, op, bd, opts, v)
-		}
-	case FormatSKS:
-		h, cerr := sparse.SKSFromCOO(a)
-		if cerr != nil {
-			return nil, cerr
-		}
-		m, cerr := afarray.UploadSKS(h)
-		if cerr != nil {
-			return nil, cerr
-		}
-		defer m.Release()
-		rep.UploadTime = time.Since(t)
-		rep.ThesisMemory = sparse.ThesisMemorySKS(n, h.Len())
-		t = time.Now()
-		switch rep.Method {
-		case MethodCholesky, MethodLDLT:
-			// In place, as the thesis: the upload above is the run's own copy.
-			var f sparseFactorization
-			var factorize func() error
-			if rep.Method == MethodCholesky {
-				c := &SKSCholesky{}
-				f, factorize = c, func() error { return c.FactorizeInPlace(m, v) }
-			} else {
-				c := &SKSLDLT{}
-				f, factorize = c, func() error { return c.FactorizeInPlace(m, v) }
-			}
-			x, _, err = factorAndSolve(rep, f, factorize, bd)
-			if x == nil {
-				return nil, err
-			}
-		case MethodCG:
-			var op *SKSOperator
-			if op, err = NewSKSOperator(m, v); err != nil {
-				return nil, err
-			}
-			defer op.Release()
-			x, err = runCG(rep, op, bd, opts, v)
-		}
+	m, le, release, err := f.upload(a)
+	if err != nil {
+		return nil, err
 	}
+	defer release()
+	rep.UploadTime = time.Since(t)
+	var x *afarray.Array
+	switch {
+	case e.newFactor != nil:
+		x, le, err = runDirect(rep, e, m, le, bd)
+	case e.newOperator != nil:
+		x, err = runIterative(rep, e, m, bd, opts)
+	default:
+		t = time.Now()
+		x, err = e.solveOnce(m, bd, e.variant)
+		rep.FactorizeTime = time.Since(t)
+	}
+	rep.ThesisMemory = f.thesisMemory(a.Rows, le)
 	if x == nil {
 		return nil, err
 	}
@@ -326,43 +216,48 @@ func runFormat(rep *Report, a *sparse.COO, b []float64, opts Options, v Variant)
 	if rerr != nil {
 		return nil, rerr
 	}
-	for i, v := range xs {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, &NonFiniteError{Where: "solution", Index: i}
-		}
+	if i := firstNonFinite(xs); i >= 0 {
+		return nil, &NonFiniteError{Where: "solution", Index: i}
 	}
 	return xs, err
 }
 
-// sparseFactorization is what Run needs of the CSC and SKS factorization
-// types once they are factored.
-type sparseFactorization interface {
-	Solve(b *afarray.Array) (*afarray.Array, error)
-	Stats() SparseStats
-	Release()
-}
-
-// factorAndSolve runs factorize, then one solve with f, recording the
-// factorization and solve times in rep. The factor is released on return.
-func factorAndSolve(rep *Report, f sparseFactorization, factorize func() error, b *afarray.Array) (*afarray.Array, SparseStats, error) {
+// runDirect is the one driver of the direct factorizations: factor the
+// run's own device matrix, solve once, record the phases' times from the
+// factor's Stats, release. It returns the factor's stored length.
+func runDirect(rep *Report, e *entry, m any, le int, b *afarray.Array) (*afarray.Array, int, error) {
+	f := e.newFactor()
 	defer f.Release()
-	if err := factorize(); err != nil {
-		return nil, f.Stats(), err
+	err := f.factorizeOwned(m, e.variant)
+	st := f.Stats()
+	rep.SymbolicTime, rep.FactorizeTime = st.SymbolicTime, st.FactorTime
+	if st.FactorLen > 0 {
+		le = st.FactorLen
 	}
-	stats := f.Stats()
-	rep.FactorizeTime = stats.FactorTime
+	if err != nil {
+		return nil, le, err
+	}
 	t := time.Now()
 	x, err := f.Solve(b)
 	if err == nil {
 		err = x.Sync()
 	}
 	rep.SolveTime = time.Since(t)
-	return x, stats, err
+	return x, le, err
 }
 
-func runCG(rep *Report, op Operator, b *afarray.Array, opts Options, v Variant) (*afarray.Array, error) {
+// runIterative is the one driver of the iterative methods: wrap the device
+// matrix as the entry's operator and run the method's iteration.
+func runIterative(rep *Report, e *entry, m any, b *afarray.Array, opts Options) (*afarray.Array, error) {
+	op, err := e.newOperator(m, e.variant)
+	if err != nil {
+		return nil, err
+	}
+	if r, ok := op.(interface{ Release() }); ok {
+		defer r.Release()
+	}
 	t := time.Now()
-	x, res, err := CG(op, b, CGOptions{Variant: v, Tol: opts.Tol, MaxIter: opts.MaxIter, Jacobi: opts.Jacobi})
+	x, res, err := methodSpecOf(e.method).iterate(op, b, opts, e.variant)
 	rep.SolveTime = time.Since(t)
 	if res != nil {
 		rep.Iterations, rep.Residual, rep.History = res.Iterations, res.Residual, res.History

@@ -60,14 +60,14 @@ func TestRunAllCombinations(t *testing.T) {
 		t.Fatal(err)
 	}
 	combos := []Options{{Method: "gj", Format: "dense"}}
-	for _, m := range []string{"cholesky", "ldlt"} {
-		for _, f := range []string{"dense", "csc", "sks"} {
+	for _, m := range []Method{"cholesky", "ldlt"} {
+		for _, f := range []Format{"dense", "csc", "sks"} {
 			combos = append(combos, Options{Method: m, Format: f})
 		}
 	}
 	for _, o := range combos {
 		for _, v := range []Variant{Fast, Thesis} {
-			for _, order := range []string{"none", "rcm", "auto"} {
+			for _, order := range []sparse.Ordering{"none", "rcm", "auto"} {
 				o.Variant, o.Order = v, order
 				x, rep, err := Run(a, b, o)
 				if err != nil {
@@ -107,7 +107,7 @@ func TestRunCG(t *testing.T) {
 		b[i] = 1
 	}
 	d, _ := a.ToDense()
-	for _, f := range []string{"dense", "csc", "sks"} {
+	for _, f := range []Format{"dense", "csc", "sks"} {
 		x, rep, err := Run(a, b, Options{Method: "cg", Format: f, Tol: 1e-12})
 		if err != nil {
 			t.Fatalf("cg/%s: %v", f, err)
@@ -127,7 +127,7 @@ func TestRunRefusesIndefinite(t *testing.T) {
 	for i := range b {
 		b[i] = 1
 	}
-	for _, f := range []string{"dense", "csc", "sks"} {
+	for _, f := range []Format{"dense", "csc", "sks"} {
 		for _, v := range []Variant{Fast, Thesis} {
 			_, _, err := Run(a, b, Options{Method: "cholesky", Format: f, Variant: v})
 			var npd *NotPositiveDefiniteError
@@ -164,7 +164,7 @@ func TestRunReportsNotConverged(t *testing.T) {
 	for i := range b {
 		b[i] = 1
 	}
-	for _, f := range []string{"dense", "csc", "sks"} {
+	for _, f := range []Format{"dense", "csc", "sks"} {
 		for _, v := range []Variant{Fast, Thesis} {
 			x, rep, err := Run(a, b, Options{Method: "cg", Format: f, Variant: v, MaxIter: 3, Tol: 1e-14})
 			if !errors.Is(err, ErrNotConverged) || x == nil || rep == nil || rep.Iterations == 0 {

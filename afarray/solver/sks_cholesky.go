@@ -3,10 +3,11 @@ package solver
 import "github.com/oclsolve/oclsolve/afarray"
 
 // SKSCholesky is the Cholesky factorization A = L Lᵀ of a symmetric positive
-// definite matrix in the thesis's skyline layout, computed in place: the
-// monotone last-row rule makes the skyline closed under fill, so L
-// overwrites A's elements (diagonal included) and no symbolic phase is
-// needed.
+// definite matrix in the thesis's skyline layout. The monotone last-row rule
+// makes the skyline closed under fill, so L takes exactly A's storage
+// (diagonal included) and no symbolic phase is needed: FactorizeInPlace
+// overwrites A's elements with L, as the thesis did; Factorize works on a
+// device copy of the elements that the factor owns and leaves A unchanged.
 //
 // Factorize once, then Solve or SolveTo for as many right-hand sides as
 // needed. The factor refers to the matrix's device storage: keep the matrix
@@ -59,8 +60,14 @@ func (c *SKSCholesky) SolveTo(dst, b *afarray.Array) error { return c.f.solveTo(
 func (c *SKSCholesky) Solve(b *afarray.Array) (*afarray.Array, error) { return c.f.solve(b) }
 
 // Stats describes the last factorization and solve.
-func (c *SKSCholesky) Stats() SparseStats { return c.f.stats }
+func (c *SKSCholesky) Stats() FactorStats { return c.f.stats }
 
 // Release frees the factor's own device memory (status, scratch, and the
 // copy made by Factorize). The matrix itself belongs to the caller.
 func (c *SKSCholesky) Release() { c.f.release() }
+
+// factorizeOwned is FactorizeInPlace for Run (the registry's
+// factorization): Run's upload is its own copy, as in the thesis.
+func (c *SKSCholesky) factorizeOwned(m any, v Variant) error {
+	return c.FactorizeInPlace(m.(*afarray.SKS), v)
+}

@@ -34,7 +34,7 @@ type sksFactor struct {
 	work     *kernels.Buffer // fast solve: working copy of b
 	dscr     *kernels.Buffer // fast factorization: B x B diagonal-block scratch
 	ok       bool
-	stats    SparseStats
+	stats    FactorStats
 }
 
 func (f *sksFactor) name() string {
@@ -164,7 +164,7 @@ func (f *sksFactor) factorize(a *afarray.SKS, v Variant, width int, copyElements
 	if err != nil {
 		return err
 	}
-	f.stats = SparseStats{Variant: v, N: f.n, FactorLen: f.nnz, FactorTime: time.Since(start),
+	f.stats = FactorStats{Variant: v, N: f.n, FactorLen: f.nnz, FactorTime: time.Since(start),
 		FactorLaunches: f.dev.Launches() - launches}
 	if v == Fast {
 		f.stats.BlockWidth = width
@@ -181,7 +181,7 @@ func (f *sksFactor) solveTo(dst, b *afarray.Array) error { return sparseSolveTo(
 func (f *sksFactor) solve(b *afarray.Array) (*afarray.Array, error) { return sparseSolve(f, b) }
 
 // state hands the shared solve path (sparse_solve.go) the factor's fields.
-func (f *sksFactor) state() (ok bool, dev *kernels.Device, n int, status *sparseStatus, v Variant, stats *SparseStats) {
+func (f *sksFactor) state() (ok bool, dev *kernels.Device, n int, status *sparseStatus, v Variant, stats *FactorStats) {
 	return f.ok, f.dev, f.n, f.status, f.variant, &f.stats
 }
 

@@ -18,6 +18,11 @@ import (
 //go:embed sks_fast.cl
 var sksFastSource string
 
+func init() {
+	register(&entry{method: MethodCholesky, format: FormatSKS, variant: Fast, newFactor: func() factorization { return &SKSCholesky{} }})
+	register(&entry{method: MethodLDLT, format: FormatSKS, variant: Fast, newFactor: func() factorization { return &SKSLDLT{} }})
+}
+
 const (
 	sksLocal     = 256 // sks_panel, sks_fwd, sks_bwd
 	sksSyrkLocal = 256 // sks_syrk: 32 x 8, fixed by the kernel

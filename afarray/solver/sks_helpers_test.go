@@ -26,7 +26,7 @@ func sparseMatrixDir() string {
 
 // sparseLoad reads a matrix by name (without .mtx) and reorders it with the
 // named ordering (sparse.Order), returning the symmetric COO.
-func sparseLoad(tb testing.TB, name, ordering string) *sparse.COO {
+func sparseLoad(tb testing.TB, name string, ordering sparse.Ordering) *sparse.COO {
 	tb.Helper()
 	path := filepath.Join(sparseMatrixDir(), name+".mtx")
 	f, err := os.Open(path)

@@ -44,8 +44,14 @@ func (c *SKSLDLT) SolveTo(dst, b *afarray.Array) error { return c.f.solveTo(dst,
 func (c *SKSLDLT) Solve(b *afarray.Array) (*afarray.Array, error) { return c.f.solve(b) }
 
 // Stats describes the last factorization and solve.
-func (c *SKSLDLT) Stats() SparseStats { return c.f.stats }
+func (c *SKSLDLT) Stats() FactorStats { return c.f.stats }
 
 // Release frees the factor's own device memory; the matrix belongs to the
 // caller.
 func (c *SKSLDLT) Release() { c.f.release() }
+
+// factorizeOwned is FactorizeInPlace for Run (the registry's
+// factorization): Run's upload is its own copy, as in the thesis.
+func (c *SKSLDLT) factorizeOwned(m any, v Variant) error {
+	return c.FactorizeInPlace(m.(*afarray.SKS), v)
+}

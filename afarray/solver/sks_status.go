@@ -116,14 +116,14 @@ func (s *sparseStatus) release() {
 	}
 }
 
-// SparseStats describes the last factorization and solve of a sparse
-// direct factor (skyline or CSC). Launch counts are read from the device's
-// counter, so they include launches by other goroutines on the same device
-// in the meantime.
-type SparseStats struct {
+// FactorStats describes the last factorization and solve of a direct
+// factor (every factor type's Stats). Launch counts are read from the
+// device's counter, so they include launches by other goroutines on the
+// same device in the meantime.
+type FactorStats struct {
 	Variant   Variant
 	N         int
-	FactorLen int // stored entries of the factor (len of its elements)
+	FactorLen int // stored entries of the factor (len of its elements; n² for dense)
 	// SymbolicTime is the host's symbolic analysis (CSC only): the thesis
 	// excludes it from its timings, so it is kept apart from FactorTime.
 	SymbolicTime time.Duration
@@ -131,8 +131,9 @@ type SparseStats struct {
 	// launch to the status read that ends it.
 	FactorTime     time.Duration
 	FactorLaunches int64
-	// Levels is the number of sequential steps of the fast CSC schedule
-	// (elimination-tree levels); BlockWidth the fast skyline block width.
+	// Levels is the number of sequential steps of the fast CSC schedule:
+	// its supernodes (each factored by two launches in turn), not
+	// elimination-tree levels. BlockWidth is the fast skyline block width.
 	Levels     int
 	BlockWidth int
 	Solves     int           // solves done with this factor
@@ -141,7 +142,10 @@ type SparseStats struct {
 	SolveLaunches int64
 }
 
-func (s SparseStats) String() string {
+// SparseStats is the former name of FactorStats.
+type SparseStats = FactorStats
+
+func (s FactorStats) String() string {
 	return fmt.Sprintf("%s n=%d factor len=%d symbolic=%v factor=%v (%d launches) solve=%v (%d launches, %d solves)",
 		s.Variant, s.N, s.FactorLen, s.SymbolicTime, s.FactorTime, s.FactorLaunches, s.SolveTime, s.SolveLaunches, s.Solves)
 }

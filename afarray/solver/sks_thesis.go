@@ -14,6 +14,11 @@ import (
 //go:embed sks_thesis.cl
 var sksThesisSource string
 
+func init() {
+	register(&entry{method: MethodCholesky, format: FormatSKS, variant: Thesis, newFactor: func() factorization { return &SKSCholesky{} }})
+	register(&entry{method: MethodLDLT, format: FormatSKS, variant: Thesis, newFactor: func() factorization { return &SKSLDLT{} }})
+}
+
 // thesisKernel returns the multiplexed kernel and the thesis geometry: 32
 // groups of 1024 items, the local size clamped to a power of two the kernel
 // allows (the backward solve's tree reduction needs a power of two).

@@ -12,7 +12,7 @@ import (
 // or SKS factor: its state and its two solve implementations.
 type sparseTriangular interface {
 	name() string
-	state() (ok bool, dev *kernels.Device, n int, status *sparseStatus, v Variant, stats *SparseStats)
+	state() (ok bool, dev *kernels.Device, n int, status *sparseStatus, v Variant, stats *FactorStats)
 	thesisSolve(x *kernels.Buffer) error
 	fastSolve(b, x *kernels.Buffer) error
 }

@@ -110,6 +110,18 @@ func uploadInt32(dev *kernels.Device, v []int32) (*kernels.Buffer, error) {
 	return b, nil
 }
 
+// The CSC and skyline operators implement both variants here.
+func init() {
+	for _, v := range []Variant{Fast, Thesis} {
+		register(&entry{method: MethodCG, format: FormatCSC, variant: v, newOperator: func(m any, v Variant) (Operator, error) {
+			return NewCSCOperator(m.(*afarray.CSC), v)
+		}})
+		register(&entry{method: MethodCG, format: FormatSKS, variant: v, newOperator: func(m any, v Variant) (Operator, error) {
+			return NewSKSOperator(m.(*afarray.SKS), v)
+		}})
+	}
+}
+
 // CSCOperator is a symmetric matrix in the thesis's lower CSC layout
 // (afarray.CSC) as an Operator.
 //

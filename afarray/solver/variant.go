@@ -1,9 +1,12 @@
 package solver
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
-// Variant selects the thesis-faithful or the fast implementation of a
-// method.
+// Variant selects an implementation of a method: the thesis-faithful one,
+// the fast one, or another registered variant.
 type Variant string
 
 const (
@@ -13,21 +16,34 @@ const (
 	Thesis Variant = "thesis"
 )
 
-// ParseVariant accepts "fast", "thesis" and "" (Fast).
+func init() {
+	registerVariant(Thesis)
+	registerVariant(Fast)
+}
+
+// String returns the name.
+func (v Variant) String() string { return string(v) }
+
+// ParseVariant accepts a registered variant name, case-insensitively, and
+// "" (Fast).
 func ParseVariant(s string) (Variant, error) {
-	switch s {
-	case "", "fast":
+	if s == "" {
 		return Fast, nil
-	case "thesis":
-		return Thesis, nil
 	}
-	return "", fmt.Errorf("%w: variant %q (want fast or thesis)", ErrUnknown, s)
+	var names []string
+	for _, v := range Variants() {
+		if string(v) == strings.ToLower(s) {
+			return v, nil
+		}
+		names = append(names, string(v))
+	}
+	return "", fmt.Errorf("%w: variant %q (want %s)", ErrUnknown, s, orList(names))
 }
 
 // ThesisGroups and ThesisLocal are the thesis's fixed launch geometry:
 // BLOCK_SIZE² = 1024 work-items per group and 32 groups, whatever n is
-// (§2.3 of the design extraction). The thesis variants use them, clamped to
-// what the device allows.
+// (docs/thesis.md, §2.3). The thesis variants use them, clamped to what the
+// device allows.
 const (
 	ThesisGroups = 32
 	ThesisLocal  = 1024

@@ -1,19 +1,103 @@
 package sparse
 
-import "fmt"
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
 
-// Ordering names accepted by Order.
+// Ordering names a symmetric reordering: a rule that computes a permutation
+// of a matrix's rows and columns before it is stored and factored.
+type Ordering string
+
+// The orderings of this package. Natural and RCM are registered below;
+// the two automatic choices are rules over the registered ones, resolved by
+// Order. Other files register further orderings with RegisterOrdering.
 const (
-	OrderNatural = "natural" // the matrix's own order
-	OrderRCM     = "rcm"     // reverse Cuthill–McKee
+	OrderNatural Ordering = "natural" // the matrix's own order
+	OrderRCM     Ordering = "rcm"     // reverse Cuthill–McKee
 	// OrderAuto keeps the better of natural and RCM for the thesis skyline
 	// layout: the one with the shorter SKS storage (SKSLen). It is the
 	// default for skyline storage.
-	OrderAuto = "auto"
+	OrderAuto Ordering = "auto"
 	// OrderAutoProfile keeps the better of natural and RCM by the classic
 	// profile (Profile), the envelope measure of the matrix INDEX.
-	OrderAutoProfile = "auto-profile"
+	OrderAutoProfile Ordering = "auto-profile"
 )
+
+// String returns the name.
+func (o Ordering) String() string { return string(o) }
+
+// OrderingFunc computes a permutation for the square matrix c: perm[new] =
+// old, as Permute takes it.
+type OrderingFunc func(c *COO) ([]int, error)
+
+// orderings holds what the init functions registered. It is written only
+// during package initialization, so it needs no lock.
+var orderings = map[Ordering]OrderingFunc{}
+
+// RegisterOrdering makes Order (and so solver.Run and `oclsolve solve
+// --order`) accept name. An ordering registers itself from an init function
+// in the file that implements it (never later); registering a name twice
+// panics.
+func RegisterOrdering(name Ordering, f OrderingFunc) {
+	if _, dup := orderings[name]; dup || name == OrderAuto || name == OrderAutoProfile || name == "" {
+		panic(fmt.Sprintf("sparse: ordering %q registered twice", name))
+	}
+	orderings[name] = f
+}
+
+func init() {
+	RegisterOrdering(OrderNatural, func(c *COO) ([]int, error) {
+		if _, err := orderMap(c, nil); err != nil {
+			return nil, err
+		}
+		return identity(c.Rows), nil
+	})
+	RegisterOrdering(OrderRCM, ReverseCuthillMcKee)
+}
+
+// Orderings returns the registered orderings, natural first, then by name,
+// followed by the automatic choices OrderAuto and OrderAutoProfile.
+func Orderings() []Ordering {
+	out := make([]Ordering, 0, len(orderings)+2)
+	for o := range orderings {
+		out = append(out, o)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if (out[i] == OrderNatural) != (out[j] == OrderNatural) {
+			return out[i] == OrderNatural
+		}
+		return out[i] < out[j]
+	})
+	return append(out, OrderAuto, OrderAutoProfile)
+}
+
+// ParseOrdering accepts the name of a registered ordering or automatic
+// choice, case-insensitively; "none" means OrderNatural and "" OrderAuto.
+func ParseOrdering(s string) (Ordering, error) {
+	o := Ordering(strings.ToLower(s))
+	switch o {
+	case "":
+		return OrderAuto, nil
+	case "none":
+		return OrderNatural, nil
+	}
+	for _, k := range Orderings() {
+		if k == o {
+			return o, nil
+		}
+	}
+	return "", fmt.Errorf("%w: unknown ordering %q (want %s)", ErrUnsupported, s, orderingList())
+}
+
+func orderingList() string {
+	var names []string
+	for _, o := range Orderings() {
+		names = append(names, string(o))
+	}
+	return strings.Join(names, ", ")
+}
 
 // Order returns the permutation for the named ordering of c and the name of
 // the ordering actually used (the automatic choices resolve to OrderNatural
@@ -30,39 +114,45 @@ const (
 // against 1 857 971 for RCM) but an SKS length of 19.7 million entries against
 // 2.6 million for RCM. OrderAuto therefore measures what the SKS solvers
 // actually store.
-func Order(c *COO, method string) (perm []int, used string, err error) {
+func Order(c *COO, method Ordering) (perm []int, used Ordering, err error) {
 	switch method {
-	case OrderNatural:
-		if _, err := orderMap(c, nil); err != nil {
-			return nil, "", err
-		}
-		return identity(c.Rows), OrderNatural, nil
-	case OrderRCM:
-		p, err := ReverseCuthillMcKee(c)
-		return p, OrderRCM, err
 	case OrderAuto, "", OrderAutoProfile:
-		measure := SKSLen
-		if method == OrderAutoProfile {
-			measure = Profile
-		}
-		p, err := ReverseCuthillMcKee(c)
-		if err != nil {
-			return nil, "", err
-		}
-		mr, err := measure(c, p)
-		if err != nil {
-			return nil, "", err
-		}
-		m0, err := measure(c, nil)
-		if err != nil {
-			return nil, "", err
-		}
-		if mr < m0 {
-			return p, OrderRCM, nil
-		}
-		return identity(c.Rows), OrderNatural, nil
+		return orderAuto(c, method)
 	}
-	return nil, "", fmt.Errorf("%w: unknown ordering %q (want %s, %s, %s or %s)", ErrUnsupported, method, OrderNatural, OrderRCM, OrderAuto, OrderAutoProfile)
+	f, ok := orderings[method]
+	if !ok {
+		return nil, "", fmt.Errorf("%w: unknown ordering %q (want %s)", ErrUnsupported, method, orderingList())
+	}
+	p, err := f(c)
+	if err != nil {
+		return nil, "", err
+	}
+	return p, method, nil
+}
+
+// orderAuto keeps RCM when it is strictly better than the natural order by
+// the measure of the automatic choice.
+func orderAuto(c *COO, method Ordering) ([]int, Ordering, error) {
+	measure := SKSLen
+	if method == OrderAutoProfile {
+		measure = Profile
+	}
+	p, err := ReverseCuthillMcKee(c)
+	if err != nil {
+		return nil, "", err
+	}
+	mr, err := measure(c, p)
+	if err != nil {
+		return nil, "", err
+	}
+	m0, err := measure(c, nil)
+	if err != nil {
+		return nil, "", err
+	}
+	if mr < m0 {
+		return p, OrderRCM, nil
+	}
+	return identity(c.Rows), OrderNatural, nil
 }
 
 func identity(n int) []int {

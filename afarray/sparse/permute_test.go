@@ -143,7 +143,7 @@ func TestRCMProperties(t *testing.T) {
 	if bw, _ := Bandwidth(c, perm); bw != 1 {
 		t.Fatalf("paths must get bandwidth 1, got %d with %v", bw, perm)
 	}
-	for _, m := range []string{OrderNatural, OrderRCM, OrderAuto, OrderAutoProfile, ""} {
+	for _, m := range []Ordering{OrderNatural, OrderRCM, OrderAuto, OrderAutoProfile, ""} {
 		p, used, err := Order(c, m)
 		if err != nil || len(p) != 6 || used == OrderAuto {
 			t.Fatalf("%s: %v %v %v", m, p, used, err)
@@ -154,7 +154,10 @@ func TestRCMProperties(t *testing.T) {
 	}
 	// The automatic choices: natural where RCM is worse (nos3), RCM where
 	// it is better (bcsstk24), and the two criteria disagreeing (bcsstk38).
-	for _, tc := range []struct{ name, auto, autoProfile string }{
+	for _, tc := range []struct {
+		name              string
+		auto, autoProfile Ordering
+	}{
 		{"nos3", OrderNatural, OrderNatural},
 		{"bcsstk24", OrderRCM, OrderRCM},
 		{"bcsstk38", OrderRCM, OrderNatural},

@@ -26,11 +26,42 @@ var thesisOrders = map[string][]int{
 	"model2": {1572, 3534, 5409, 8331, 10449},
 }
 
-// benchColumns are the ten techniques in the thesis's column order.
-var benchColumns = []struct{ format, method, label string }{
-	{"dense", "gj", "D GJ"}, {"dense", "cholesky", "D Ch"}, {"dense", "ldlt", "D LDL"}, {"dense", "cg", "D CG"},
-	{"csc", "cholesky", "CSC Ch"}, {"csc", "ldlt", "CSC LDL"}, {"csc", "cg", "CSC CG"},
-	{"sks", "cholesky", "SKS Ch"}, {"sks", "ldlt", "SKS LDL"}, {"sks", "cg", "SKS CG"},
+// benchColumn is one technique: a method on a format, with the variants
+// the solver registry has for it.
+type benchColumn struct {
+	format, method, label string
+	variants              map[string]bool
+}
+
+// benchColumns returns the solver registry's method x format combinations in
+// the thesis's column order (for the thesis's ten: D GJ, D Ch, D LDL, D CG,
+// CSC Ch, CSC LDL, CSC CG, SKS Ch, SKS LDL, SKS CG).
+func benchColumns() []benchColumn {
+	var cols []benchColumn
+	for _, c := range solver.Combinations() {
+		if n := len(cols); n == 0 || cols[n-1].format != string(c.Format) || cols[n-1].method != string(c.Method) {
+			cols = append(cols, benchColumn{format: string(c.Format), method: string(c.Method), label: c.Label, variants: map[string]bool{}})
+		}
+		cols[len(cols)-1].variants[string(c.Variant)] = true
+	}
+	return cols
+}
+
+// registryNames lists the registered methods, formats and variants for the
+// usage line.
+func registryNames() (methods, formats, variants []string) {
+	for _, c := range benchColumns() {
+		if !contains(methods, c.method) {
+			methods = append(methods, c.method)
+		}
+		if !contains(formats, c.format) {
+			formats = append(formats, c.format)
+		}
+	}
+	for _, v := range solver.Variants() {
+		variants = append(variants, string(v))
+	}
+	return methods, formats, variants
 }
 
 // benchResult is one row of `oclsolve bench thesis --json`. Field names are
@@ -61,9 +92,11 @@ type benchResult struct {
 }
 
 func init() {
+	methods, formats, variants := registryNames()
 	register(&command{
-		name:    "bench",
-		usage:   "dense [--sizes N,...] [--ops gemm,syrk,trsm,potrf,cholesky,lu,tune] [--dtype float64|float32|both] [--nb N,...] [--json] | thesis [--sizes N,N,...] [--methods gj,cholesky,ldlt,cg] [--formats dense,csc,sks] [--variant thesis|fast|both] [--order auto|none|rcm] [--markdown|--json] INPUTS...",
+		name: "bench",
+		usage: fmt.Sprintf("dense [--sizes N,...] [--ops gemm,syrk,trsm,potrf,cholesky,lu,tune] [--dtype float64|float32|both] [--nb N,...] [--json] | thesis [--sizes N,N,...] [--methods %s] [--formats %s] [--variant %s|both] [--order %s] [--markdown|--json] INPUTS...",
+			strings.Join(methods, ","), strings.Join(formats, ","), strings.Join(variants, "|"), orderNames()),
 		summary: "regenerate the thesis's time and memory tables on the current device",
 		run:     runBench,
 	})
@@ -78,10 +111,11 @@ func runBench(args []string) error {
 	}
 	fs := newFlagSet("bench thesis")
 	sizes := fs.String("sizes", "", "orders for model1/model2 inputs (default: the thesis's orders)")
-	methods := fs.String("methods", "gj,cholesky,ldlt,cg", "methods to run")
-	formats := fs.String("formats", "dense,csc,sks", "formats to run")
-	variant := fs.String("variant", "both", "thesis, fast or both")
-	order := fs.String("order", "auto", "ordering: auto, none or rcm (the thesis used none for Model 1 and RCM for Model 2)")
+	allMethods, allFormats, allVariants := registryNames()
+	methods := fs.String("methods", strings.Join(allMethods, ","), "methods to run")
+	formats := fs.String("formats", strings.Join(allFormats, ","), "formats to run")
+	variant := fs.String("variant", "both", strings.Join(allVariants, ", ")+" or both (every variant)")
+	order := fs.String("order", "auto", "ordering: "+orderNames()+" (the thesis used none for Model 1 and RCM for Model 2)")
 	fs.Bool("markdown", true, "print Markdown tables (the default; --json prints JSON instead)")
 	asJSON := fs.Bool("json", false, "print one JSON array of results")
 	posArgs, err := parseInterspersed(fs, args[1:])
@@ -91,13 +125,12 @@ func runBench(args []string) error {
 	if len(posArgs) == 0 {
 		return fmt.Errorf("%w: name the systems: model1, model2, generator specs or matrix files", errUsage)
 	}
-	variants := []string{"thesis", "fast"}
-	switch *variant {
-	case "both":
-	case "thesis", "fast":
+	variants := allVariants
+	if *variant != "both" {
+		if !contains(allVariants, *variant) {
+			return fmt.Errorf("%w: --variant %s|both", errUsage, strings.Join(allVariants, "|"))
+		}
 		variants = []string{*variant}
-	default:
-		return fmt.Errorf("%w: --variant thesis|fast|both", errUsage)
 	}
 	var orders []int
 	if *sizes != "" {
@@ -129,13 +162,15 @@ func runBench(args []string) error {
 		return err
 	}
 	info := dev.Info()
-	o := &solveOptions{Order: *order, Seed: 1, Device: dev}
-	if o.Order == "none" {
-		o.Order = sparse.OrderNatural
+	ord, err := sparse.ParseOrdering(*order)
+	if err != nil {
+		return fmt.Errorf("%w: --order %s", errUsage, orderNames())
 	}
+	o := &solveOptions{Order: string(ord), Seed: 1, Device: dev}
+	columns := benchColumns()
 
 	var results []benchResult
-	total := len(inputs) * len(benchColumns) * len(variants)
+	total := len(inputs) * len(columns) * len(variants)
 	done := 0
 	for _, in := range inputs {
 		fmt.Fprintf(os.Stderr, "bench: building %s\n", in)
@@ -146,10 +181,10 @@ func runBench(args []string) error {
 		if p.B == nil {
 			p.B, _ = makeRHS("ones", p.N, 1)
 		}
-		for _, col := range benchColumns {
+		for _, col := range columns {
 			for _, v := range variants {
 				done++
-				if !wantM[col.method] || !wantF[col.format] {
+				if !wantM[col.method] || !wantF[col.format] || !col.variants[v] {
 					continue
 				}
 				r := benchResult{System: in, N: p.N, NNZ: p.NNZ, Method: col.method, Format: col.format, Variant: v}
@@ -164,10 +199,10 @@ func runBench(args []string) error {
 						continue
 					}
 				}
-				x, rep, err := solver.Run(p.A, p.B, solver.Options{Method: col.method, Format: col.format,
-					Variant: solver.Variant(v), Order: o.Order, Device: dev})
+				x, rep, err := solver.Run(p.A, p.B, solver.Options{Method: solver.Method(col.method), Format: solver.Format(col.format),
+					Variant: solver.Variant(v), Order: sparse.Ordering(o.Order), Device: dev})
 				if rep != nil {
-					r.Ordering = rep.Ordering
+					r.Ordering = string(rep.Ordering)
 					r.TimeS = (rep.FactorizeTime + rep.SolveTime).Seconds()
 					r.UploadS, r.OrderingS, r.SymbolicS = rep.UploadTime.Seconds(), rep.OrderingTime.Seconds(), rep.SymbolicTime.Seconds()
 					r.TotalS, r.ThesisMemoryMB, r.DeviceBytes = rep.TotalTime.Seconds(), rep.ThesisMemory/1e6, rep.DeviceBytes
@@ -224,6 +259,7 @@ func backwardError(p *solveProblem, x []float64) float64 {
 // memory table (like Tables 10 and 12), one row per system, one column per
 // technique; with both variants a cell reads "thesis / fast".
 func printBenchTables(w io.Writer, device string, results []benchResult, variants []string) {
+	columns := benchColumns()
 	type key struct{ system, format, method, variant string }
 	cell := map[key]benchResult{}
 	var systems []string
@@ -239,11 +275,11 @@ func printBenchTables(w io.Writer, device string, results []benchResult, variant
 	}
 	header := func(title string) {
 		fmt.Fprintf(w, "\n### %s (%s; variant %s)\n\n| system | n |", title, device, strings.Join(variants, " / "))
-		for _, c := range benchColumns {
+		for _, c := range columns {
 			fmt.Fprintf(w, " %s |", c.label)
 		}
 		fmt.Fprint(w, "\n|---|---:|")
-		for range benchColumns {
+		for range columns {
 			fmt.Fprint(w, "---:|")
 		}
 		fmt.Fprintln(w)
@@ -252,7 +288,7 @@ func printBenchTables(w io.Writer, device string, results []benchResult, variant
 		header(title)
 		for _, s := range systems {
 			fmt.Fprintf(w, "| %s | %d |", s, ns[s])
-			for _, c := range benchColumns {
+			for _, c := range columns {
 				var parts []string
 				for _, v := range variants {
 					r, ok := cell[key{s, c.format, c.method, v}]

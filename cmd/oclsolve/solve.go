@@ -130,7 +130,7 @@ type solveReport struct {
 func init() {
 	register(&command{
 		name:    "solve",
-		usage:   "[--method M] [--format F] [--variant V] [--order none|rcm|auto] [--tol T] [--maxit N] [--jacobi] [--rhs ones|random] [--ref FILE] [--seed S] [--json] A [b]",
+		usage:   "[--method M] [--format F] [--variant V] [--order O] [--tol T] [--maxit N] [--jacobi] [--rhs ones|random] [--ref FILE] [--seed S] [--json] A [b]",
 		summary: "solve A x = b with any method, format and variant; report time, memory and accuracy",
 		run:     runSolve,
 	})
@@ -159,7 +159,7 @@ func runSolve(args []string) error {
 	fs.StringVar(&o.Method, "method", "cholesky", "solution method: "+methodNames())
 	fs.StringVar(&o.Format, "format", "", "storage format (default: the method's first)")
 	fs.StringVar(&o.Variant, "variant", "", "implementation variant (default: the method's first)")
-	fs.StringVar(&o.Order, "order", "auto", "symmetric reordering: none, rcm or auto (the better of the two)")
+	fs.StringVar(&o.Order, "order", "auto", "symmetric reordering: "+orderNames()+" (none is natural; auto the better of natural and rcm)")
 	fs.Float64Var(&o.Tol, "tol", 0, "CG: tolerance (default 1e-8 on ||r||/||b|| for fast, 1e-6 on ||r|| for thesis)")
 	fs.IntVar(&o.MaxIt, "maxit", 0, "CG: maximum iterations (default 10n for fast, n for thesis)")
 	fs.BoolVar(&o.Jacobi, "jacobi", false, "CG: Jacobi (diagonal) preconditioning")
@@ -190,13 +190,11 @@ func runSolve(args []string) error {
 	if !contains(m.variants, o.Variant) {
 		return fmt.Errorf("%w: method %s takes --variant %s, not %q", errUsage, m.name, strings.Join(m.variants, "|"), o.Variant)
 	}
-	switch o.Order {
-	case "none", "natural":
-		o.Order = sparse.OrderNatural
-	case "rcm", "auto":
-	default:
-		return fmt.Errorf("%w: --order none|rcm|auto, not %q", errUsage, o.Order)
+	order, err := sparse.ParseOrdering(o.Order)
+	if err != nil {
+		return fmt.Errorf("%w: --order %s, not %q", errUsage, orderNames(), o.Order)
 	}
+	o.Order = string(order)
 	dev, err := kernels.Default()
 	if err != nil {
 		return err
@@ -254,6 +252,16 @@ func runSolve(args []string) error {
 	}
 	printReport(os.Stdout, rep)
 	return nil
+}
+
+// orderNames lists the orderings --order accepts, from the sparse package's
+// registry.
+func orderNames() string {
+	names := []string{"none"}
+	for _, o := range sparse.Orderings() {
+		names = append(names, string(o))
+	}
+	return strings.Join(names, "|")
 }
 
 func contains(list []string, s string) bool {
@@ -366,7 +374,7 @@ func makeReport(p *solveProblem, o *solveOptions, m *solveMethod, out *solveOutc
 		rep.Variant = out.Variant
 	}
 	if rep.Ordering == "" {
-		rep.Ordering = sparse.OrderNatural
+		rep.Ordering = string(sparse.OrderNatural)
 	}
 	ax := p.matVec(out.X)
 	var r2, b2, rInf, bInf, xInf float64

@@ -5,16 +5,23 @@ import (
 	"fmt"
 
 	"github.com/oclsolve/oclsolve/afarray/solver"
+	"github.com/oclsolve/oclsolve/afarray/sparse"
 )
 
-// The thesis's methods: Gauss-Jordan (dense), Cholesky and LDLᵀ (dense, CSC,
-// SKS) and CG (dense, CSC, SKS), each fast or thesis, through solver.Run.
+// The solver package's methods (the thesis's Gauss-Jordan, Cholesky, LDLᵀ
+// and CG on dense, CSC and SKS, and whatever else its registry holds), each
+// with the formats and variants it registered, through solver.Run.
 func init() {
-	variants := []string{"fast", "thesis"}
-	registerSolveMethod(&solveMethod{name: "gj", formats: []string{"dense"}, variants: variants, run: runThesisMethod})
-	registerSolveMethod(&solveMethod{name: "cholesky", formats: []string{"sks", "csc", "dense"}, variants: variants, run: runThesisMethod})
-	registerSolveMethod(&solveMethod{name: "ldlt", formats: []string{"sks", "csc", "dense"}, variants: variants, run: runThesisMethod})
-	registerSolveMethod(&solveMethod{name: "cg", formats: []string{"csc", "sks", "dense"}, variants: variants, run: runThesisMethod})
+	for _, m := range solver.Methods() {
+		sm := &solveMethod{name: string(m.Name), run: runThesisMethod}
+		for _, f := range m.Formats {
+			sm.formats = append(sm.formats, string(f))
+		}
+		for _, v := range m.Variants {
+			sm.variants = append(sm.variants, string(v))
+		}
+		registerSolveMethod(sm)
+	}
 }
 
 func runThesisMethod(p *solveProblem, o *solveOptions) (*solveOutcome, error) {
@@ -22,15 +29,15 @@ func runThesisMethod(p *solveProblem, o *solveOptions) (*solveOutcome, error) {
 		return nil, fmt.Errorf("%w: method %s needs an assembled matrix, not %s", errUsage, o.Method, p.Source)
 	}
 	x, rep, err := solver.Run(p.A, p.B, solver.Options{
-		Method: o.Method, Format: o.Format, Variant: solver.Variant(o.Variant), Order: o.Order,
-		Tol: o.Tol, MaxIter: o.MaxIt, Jacobi: o.Jacobi, Device: o.Device,
+		Method: solver.Method(o.Method), Format: solver.Format(o.Format), Variant: solver.Variant(o.Variant),
+		Order: sparse.Ordering(o.Order), Tol: o.Tol, MaxIter: o.MaxIt, Jacobi: o.Jacobi, Device: o.Device,
 	})
 	var nc *solver.NotConvergedError
 	if err != nil && !(errors.As(err, &nc) && x != nil) {
 		return nil, err
 	}
 	out := &solveOutcome{
-		X: x, Ordering: rep.Ordering,
+		X: x, Ordering: string(rep.Ordering),
 		Times: timeSplit{
 			Upload: rep.UploadTime.Seconds(), Ordering: rep.OrderingTime.Seconds(), Symbolic: rep.SymbolicTime.Seconds(),
 			Factorize: rep.FactorizeTime.Seconds(), Solve: rep.SolveTime.Seconds(), Total: rep.TotalTime.Seconds(),

@@ -203,13 +203,13 @@ func computeStats(c *sparse.COO) (*matrixStats, error) {
 	st.SKSLenOriginal, st.SKSLenRCM = orig.sksL, r.sksL
 	// The same rules as sparse.Order with OrderAuto (SKS length) and
 	// OrderAutoProfile (profile): RCM only when it is strictly better.
-	st.OrderingAuto, st.SKSLenAuto, st.SkylineLenAuto = sparse.OrderNatural, orig.sksL, st.SkylineLenOriginal
+	st.OrderingAuto, st.SKSLenAuto, st.SkylineLenAuto = string(sparse.OrderNatural), orig.sksL, st.SkylineLenOriginal
 	if r.sksL < orig.sksL {
-		st.OrderingAuto, st.SKSLenAuto, st.SkylineLenAuto = sparse.OrderRCM, r.sksL, st.SkylineLenRCM
+		st.OrderingAuto, st.SKSLenAuto, st.SkylineLenAuto = string(sparse.OrderRCM), r.sksL, st.SkylineLenRCM
 	}
-	st.OrderingAutoProfile = sparse.OrderNatural
+	st.OrderingAutoProfile = string(sparse.OrderNatural)
 	if r.prof < orig.prof {
-		st.OrderingAutoProfile = sparse.OrderRCM
+		st.OrderingAutoProfile = string(sparse.OrderRCM)
 	}
 	st.NNZLOriginal, st.NNZLRCM = orig.sym.NNZ, r.sym.NNZ
 	st.FlopsOriginal, st.FlopsRCM = orig.sym.Flops, r.sym.Flops
@@ -231,7 +231,7 @@ func printStats(w io.Writer, st *matrixStats) error {
 	fmt.Fprintf(tw, "\toriginal\trcm\tauto (%s)\t\n", st.OrderingAuto)
 	row := func(name string, o, r any) {
 		a := o
-		if st.OrderingAuto == sparse.OrderRCM {
+		if st.OrderingAuto == string(sparse.OrderRCM) {
 			a = r
 		}
 		fmt.Fprintf(tw, "%s\t%v\t%v\t%v\t\n", name, o, r, a)

@@ -53,6 +53,7 @@ var boundPackages = []boundPackage{
 	// oclsolve itself.
 	{path: "github.com/oclsolve/oclsolve/notebook/display"},
 	{path: "github.com/oclsolve/oclsolve/kernels", optional: true},
+	{path: "github.com/oclsolve/oclsolve/kernels/errs", optional: true},
 	{path: "github.com/oclsolve/oclsolve/afarray", optional: true},
 	{path: "github.com/oclsolve/oclsolve/afarray/sparse", optional: true},
 	{path: "github.com/oclsolve/oclsolve/afarray/gauss", optional: true},

@@ -1,0 +1,63 @@
+package solver
+
+import (
+	"github.com/oclsolve/oclsolve/afarray"
+	"github.com/oclsolve/oclsolve/afarray/sparse"
+)
+
+// The thesis's methods and storage formats, in the column order of its
+// tables (docs/thesis.md, §5): formats dense, CSC, SKS; methods
+// Gauss-Jordan, Cholesky, LDLᵀ, CG. Each method x format x variant registers
+// itself in the file that implements it.
+func init() {
+	registerMethod(&methodSpec{name: MethodGaussJordan, label: "GJ", defaultFormat: FormatDense})
+	registerMethod(&methodSpec{name: MethodCholesky, label: "Ch", defaultFormat: FormatSKS})
+	registerMethod(&methodSpec{name: MethodLDLT, label: "LDL", defaultFormat: FormatSKS})
+	registerMethod(&methodSpec{name: MethodCG, label: "CG", defaultFormat: FormatCSC, iterate: cgIterate})
+
+	registerFormat(&formatSpec{name: FormatDense, label: "D",
+		defaultOrder: sparse.OrderNatural, autoOrder: sparse.OrderAutoProfile,
+		upload: uploadDense, thesisMemory: func(n, _ int) float64 { return sparse.ThesisMemoryDense(n) }})
+	registerFormat(&formatSpec{name: FormatCSC, label: "CSC",
+		defaultOrder: sparse.OrderAuto, autoOrder: sparse.OrderAutoProfile,
+		upload: uploadCSC, thesisMemory: sparse.ThesisMemoryCSC})
+	registerFormat(&formatSpec{name: FormatSKS, label: "SKS",
+		defaultOrder: sparse.OrderAuto, autoOrder: sparse.OrderAuto,
+		upload: uploadSKS, thesisMemory: sparse.ThesisMemorySKS})
+}
+
+func uploadDense(a *sparse.COO) (any, int, func(), error) {
+	d, err := a.ToDense()
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	m, err := afarray.FromDense(d)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	return m, a.Rows * a.Rows, m.Release, nil
+}
+
+func uploadCSC(a *sparse.COO) (any, int, func(), error) {
+	h, err := sparse.CSCFromCOO(a)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	m, err := afarray.UploadCSC(h)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	return m, h.Len(), m.Release, nil
+}
+
+func uploadSKS(a *sparse.COO) (any, int, func(), error) {
+	h, err := sparse.SKSFromCOO(a)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	m, err := afarray.UploadSKS(h)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	return m, h.Len(), m.Release, nil
+}

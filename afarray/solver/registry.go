@@ -1,0 +1,324 @@
+package solver
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/oclsolve/oclsolve/afarray"
+	"github.com/oclsolve/oclsolve/afarray/sparse"
+)
+
+// The registry: every method x format x variant that Run can execute is one
+// entry, registered from an init function in the file that implements it.
+// Run, `oclsolve solve`, `oclsolve bench` and their help texts read the
+// registry (Methods, Formats, Variants, Combinations); nothing else lists
+// methods, formats or variants. See "How to add a solver" in doc.go.
+
+// Method names a solution method.
+type Method string
+
+// Format names a storage format on the device.
+type Format string
+
+// The thesis's methods and formats.
+const (
+	MethodGaussJordan Method = "gj"
+	MethodCholesky    Method = "cholesky"
+	MethodLDLT        Method = "ldlt"
+	MethodCG          Method = "cg"
+
+	FormatDense Format = "dense"
+	FormatCSC   Format = "csc"
+	FormatSKS   Format = "sks"
+)
+
+// String returns the name.
+func (m Method) String() string { return string(m) }
+
+// String returns the name.
+func (f Format) String() string { return string(f) }
+
+// factorization is what the direct driver (runDirect) needs of a factor
+// type: factor Run's own device copy of the matrix (so in place where the
+// type can), solve, describe, release.
+type factorization interface {
+	// factorizeOwned factors m, the format's device matrix (*afarray.Array,
+	// *afarray.CSC, *afarray.SKS, ...), which the factor may overwrite.
+	factorizeOwned(m any, v Variant) error
+	Solve(b *afarray.Array) (*afarray.Array, error)
+	Stats() FactorStats
+	Release()
+}
+
+// iteration is what the iterative driver (runIterative) calls: solve with
+// the operator, and describe the run.
+type iteration func(op Operator, b *afarray.Array, o Options, v Variant) (*afarray.Array, *CGResult, error)
+
+// entry is one method x format x variant. Exactly one of newFactor,
+// newOperator and solveOnce is set.
+type entry struct {
+	method  Method
+	format  Format
+	variant Variant
+	// newFactor returns an empty factor of a direct method.
+	newFactor func() factorization
+	// newOperator wraps the format's device matrix as the operator of an
+	// iterative method.
+	newOperator func(m any, v Variant) (Operator, error)
+	// solveOnce solves without a reusable factor (Gauss-Jordan).
+	solveOnce func(m any, b *afarray.Array, v Variant) (*afarray.Array, error)
+}
+
+// methodSpec describes a method: its table label, its default format and,
+// for an iterative method, its iteration.
+type methodSpec struct {
+	name          Method
+	label         string // column label in `oclsolve bench` ("Ch")
+	defaultFormat Format
+	iterate       iteration // iterative methods only
+}
+
+// formatSpec describes a storage format: how Run builds it on the device
+// from a COO matrix, the ordering "" and "auto" mean for it, and the
+// thesis's memory formula.
+type formatSpec struct {
+	name  Format
+	label string // column prefix in `oclsolve bench` ("SKS")
+	// defaultOrder is what an empty Options.Order means; autoOrder what
+	// "auto" means.
+	defaultOrder, autoOrder sparse.Ordering
+	// upload builds the device matrix and returns it with its stored length
+	// (the thesis's le) and its release.
+	upload func(a *sparse.COO) (m any, le int, release func(), err error)
+	// thesisMemory is the thesis's formula in bytes for order n and stored
+	// length le (of the factor for the factorizations).
+	thesisMemory func(n, le int) float64
+}
+
+// registry holds what the init functions registered. It is written only
+// during package initialization, so it needs no lock.
+var registry = struct {
+	methods  []*methodSpec
+	formats  []*formatSpec
+	variants []Variant
+	entries  []*entry
+}{}
+
+func registerMethod(m *methodSpec) {
+	for _, x := range registry.methods {
+		if x.name == m.name {
+			panic(fmt.Sprintf("solver: method %q registered twice", m.name))
+		}
+	}
+	registry.methods = append(registry.methods, m)
+}
+
+func registerFormat(f *formatSpec) {
+	for _, x := range registry.formats {
+		if x.name == f.name {
+			panic(fmt.Sprintf("solver: format %q registered twice", f.name))
+		}
+	}
+	registry.formats = append(registry.formats, f)
+}
+
+func registerVariant(v Variant) {
+	for _, x := range registry.variants {
+		if x == v {
+			panic(fmt.Sprintf("solver: variant %q registered twice", v))
+		}
+	}
+	registry.variants = append(registry.variants, v)
+}
+
+// register adds one method x format x variant. Its method, format and
+// variant are registered apart (names.go holds the thesis's); the tests
+// check that every entry names registered ones.
+func register(e *entry) {
+	for _, x := range registry.entries {
+		if x.method == e.method && x.format == e.format && x.variant == e.variant {
+			panic(fmt.Sprintf("solver: %s/%s/%s registered twice", e.method, e.format, e.variant))
+		}
+	}
+	registry.entries = append(registry.entries, e)
+}
+
+func methodSpecOf(m Method) *methodSpec {
+	for _, x := range registry.methods {
+		if x.name == m {
+			return x
+		}
+	}
+	return nil
+}
+
+func formatSpecOf(f Format) *formatSpec {
+	for _, x := range registry.formats {
+		if x.name == f {
+			return x
+		}
+	}
+	return nil
+}
+
+// rank orders entries as the thesis's tables do: by format, then method,
+// then variant, each in registration order.
+func rank(e *entry) [3]int {
+	var r [3]int
+	for i, f := range registry.formats {
+		if f.name == e.format {
+			r[0] = i
+		}
+	}
+	for i, m := range registry.methods {
+		if m.name == e.method {
+			r[1] = i
+		}
+	}
+	for i, v := range registry.variants {
+		if v == e.variant {
+			r[2] = i
+		}
+	}
+	return r
+}
+
+// Combination is one registered method x format x variant, with the labels
+// `oclsolve bench` prints.
+type Combination struct {
+	Method  Method
+	Format  Format
+	Variant Variant
+	// Label is the thesis-table column: format and method ("SKS Ch").
+	Label string
+}
+
+// Combinations returns every registered method x format x variant, ordered
+// by format, method and variant (the thesis's column order).
+func Combinations() []Combination {
+	es := append([]*entry(nil), registry.entries...)
+	sort.SliceStable(es, func(i, j int) bool {
+		a, b := rank(es[i]), rank(es[j])
+		for k := range a {
+			if a[k] != b[k] {
+				return a[k] < b[k]
+			}
+		}
+		return false
+	})
+	out := make([]Combination, len(es))
+	for i, e := range es {
+		out[i] = Combination{Method: e.method, Format: e.format, Variant: e.variant,
+			Label: formatSpecOf(e.format).label + " " + methodSpecOf(e.method).label}
+	}
+	return out
+}
+
+// MethodInfo describes a registered method for command lines and help
+// texts: the formats and variants it has, the default first.
+type MethodInfo struct {
+	Name     Method
+	Formats  []Format
+	Variants []Variant
+}
+
+// Methods returns the registered methods in registration order.
+func Methods() []MethodInfo {
+	combos := Combinations()
+	out := make([]MethodInfo, 0, len(registry.methods))
+	for _, m := range registry.methods {
+		info := MethodInfo{Name: m.name, Formats: []Format{m.defaultFormat}}
+		if hasVariant(combos, m.name, Fast) {
+			info.Variants = []Variant{Fast}
+		}
+		for _, c := range combos {
+			if c.Method != m.name {
+				continue
+			}
+			if !slices.Contains(info.Formats, c.Format) {
+				info.Formats = append(info.Formats, c.Format)
+			}
+			if !slices.Contains(info.Variants, c.Variant) {
+				info.Variants = append(info.Variants, c.Variant)
+			}
+		}
+		out = append(out, info)
+	}
+	return out
+}
+
+// Variants returns the registered variants: Thesis, Fast, then any other
+// in registration order.
+func Variants() []Variant {
+	return append([]Variant(nil), registry.variants...)
+}
+
+func hasVariant(cs []Combination, m Method, v Variant) bool {
+	return slices.ContainsFunc(cs, func(c Combination) bool { return c.Method == m && c.Variant == v })
+}
+
+// ParseMethod accepts a registered method name, case-insensitively.
+func ParseMethod(s string) (Method, error) {
+	var names []string
+	for _, m := range registry.methods {
+		if string(m.name) == strings.ToLower(s) {
+			return m.name, nil
+		}
+		names = append(names, string(m.name))
+	}
+	return "", fmt.Errorf("%w: method %q (want %s)", ErrUnknown, s, orList(names))
+}
+
+// ParseFormat accepts a registered format name, case-insensitively.
+func ParseFormat(s string) (Format, error) {
+	var names []string
+	for _, f := range registry.formats {
+		if string(f.name) == strings.ToLower(s) {
+			return f.name, nil
+		}
+		names = append(names, string(f.name))
+	}
+	return "", fmt.Errorf("%w: format %q (want %s)", ErrUnknown, s, orList(names))
+}
+
+// lookup resolves the method, format and variant Run was given ("" format:
+// the method's default; "" variant: Fast) to its entry.
+func lookup(method Method, format Format, v Variant) (*entry, error) {
+	m, err := ParseMethod(string(method))
+	if err != nil {
+		return nil, err
+	}
+	if v, err = ParseVariant(string(v)); err != nil {
+		return nil, err
+	}
+	spec := methodSpecOf(m)
+	f := spec.defaultFormat
+	if format != "" {
+		if f, err = ParseFormat(string(format)); err != nil {
+			return nil, err
+		}
+	}
+	var formats []string
+	for _, e := range registry.entries {
+		if e.method == m && e.format == f && e.variant == v {
+			return e, nil
+		}
+		if e.method == m && e.variant == v && !slices.Contains(formats, string(e.format)) {
+			formats = append(formats, string(e.format))
+		}
+	}
+	if len(formats) == 0 {
+		return nil, fmt.Errorf("%w: method %s has no %s variant", ErrUnknown, m, v)
+	}
+	return nil, fmt.Errorf("%w: method %s in its %s variant works on %s storage, not %q", ErrUnknown, m, v, orList(formats), format)
+}
+
+// orList joins names as "a, b or c".
+func orList(names []string) string {
+	if len(names) <= 1 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}

@@ -1,0 +1,81 @@
+package solver
+
+import (
+	"errors"
+	"testing"
+)
+
+// Every entry names a registered method, format and variant, has exactly
+// one way to run, and the thesis's ten combinations are there in both
+// variants, in the thesis's column order.
+func TestRegistryConsistent(t *testing.T) {
+	for _, e := range registry.entries {
+		if methodSpecOf(e.method) == nil || formatSpecOf(e.format) == nil || !containsVariant(Variants(), e.variant) {
+			t.Errorf("%s/%s/%s: unregistered name", e.method, e.format, e.variant)
+		}
+		ways := 0
+		for _, set := range []bool{e.newFactor != nil, e.newOperator != nil, e.solveOnce != nil} {
+			if set {
+				ways++
+			}
+		}
+		if ways != 1 {
+			t.Errorf("%s/%s/%s: %d ways to run", e.method, e.format, e.variant, ways)
+		}
+		if e.newOperator != nil && methodSpecOf(e.method).iterate == nil {
+			t.Errorf("%s/%s/%s: an operator for a method without an iteration", e.method, e.format, e.variant)
+		}
+	}
+	var labels []string
+	for _, c := range Combinations() {
+		if c.Variant == Thesis {
+			labels = append(labels, c.Label)
+		}
+		if c.Variant == Fast && (len(labels) == 0 || labels[len(labels)-1] != c.Label) {
+			t.Errorf("%s has a fast variant and no thesis variant", c.Label)
+		}
+	}
+	want := []string{"D GJ", "D Ch", "D LDL", "D CG", "CSC Ch", "CSC LDL", "CSC CG", "SKS Ch", "SKS LDL", "SKS CG"}
+	if len(labels) < len(want) {
+		t.Fatalf("thesis columns %v, want %v first", labels, want)
+	}
+	for i, w := range want {
+		if labels[i] != w {
+			t.Errorf("thesis column %d is %s, want %s", i, labels[i], w)
+		}
+	}
+}
+
+func containsVariant(list []Variant, v Variant) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+func TestParseNames(t *testing.T) {
+	if m, err := ParseMethod("Cholesky"); err != nil || m != MethodCholesky {
+		t.Errorf("ParseMethod: %v %v", m, err)
+	}
+	if f, err := ParseFormat("SKS"); err != nil || f != FormatSKS {
+		t.Errorf("ParseFormat: %v %v", f, err)
+	}
+	if v, err := ParseVariant(""); err != nil || v != Fast {
+		t.Errorf("ParseVariant: %v %v", v, err)
+	}
+	for _, err := range []error{
+		func() error { _, err := ParseMethod("qr"); return err }(),
+		func() error { _, err := ParseFormat("coo"); return err }(),
+		func() error { _, err := ParseVariant("slow"); return err }(),
+		func() error { _, err := lookup(MethodGaussJordan, FormatSKS, Fast); return err }(),
+	} {
+		if !errors.Is(err, ErrUnknown) {
+			t.Errorf("%v does not match ErrUnknown", err)
+		}
+	}
+	if e, err := lookup(MethodCG, "", ""); err != nil || e.format != FormatCSC || e.variant != Fast {
+		t.Errorf("cg defaults: %+v %v", e, err)
+	}
+}
