@@ -9,16 +9,16 @@ import (
 // Fill-reducing orderings for sparse Cholesky and LDLᵀ (supernodal storage).
 const (
 	// OrderAMD is SuiteSparse's approximate minimum degree (libamd).
-	OrderAMD = "amd"
+	OrderAMD Ordering = "amd"
 	// OrderND is METIS's nested dissection (METIS_NodeND) on the compressed
 	// graph (see CompressGraph).
-	OrderND = "nd"
+	OrderND Ordering = "nd"
 	// OrderNone is an alias of OrderNatural.
-	OrderNone = "none"
+	OrderNone Ordering = "none"
 	// OrderFillAuto computes AMD and nested dissection and keeps the one
 	// whose factor needs fewer flops (predicted exactly from column counts),
 	// the smaller nnz(L) on a tie.
-	OrderFillAuto = "auto"
+	OrderFillAuto Ordering = "auto"
 )
 
 // FillOrder returns the permutation for a fill-reducing ordering of the
@@ -26,7 +26,7 @@ const (
 // the ordering actually used, and the predicted nnz(L) and flops of the
 // factor in that order. The permutation follows this package's convention
 // (perm[new] = old).
-func FillOrder(a *CSC, method string) (perm []int, used string, nnzL int64, flops float64, err error) {
+func FillOrder(a *CSC, method Ordering) (perm []int, used Ordering, nnzL int64, flops float64, err error) {
 	if err := a.Validate(); err != nil {
 		return nil, "", 0, 0, err
 	}
@@ -39,14 +39,14 @@ func FillOrder(a *CSC, method string) (perm []int, used string, nnzL int64, flop
 	if err != nil {
 		return nil, "", 0, 0, err
 	}
-	var cands []string
+	var cands []Ordering
 	switch method {
 	case OrderFillAuto, "":
-		cands = []string{OrderAMD, OrderND}
+		cands = []Ordering{OrderAMD, OrderND}
 	case OrderAMD, OrderND, OrderRCM:
-		cands = []string{method}
+		cands = []Ordering{method}
 	case OrderNatural, OrderNone:
-		cands = []string{OrderNatural}
+		cands = []Ordering{OrderNatural}
 	default:
 		return nil, "", 0, 0, fmt.Errorf("%w: unknown ordering %q (want amd, nd, rcm, none or auto)", ErrUnsupported, method)
 	}

@@ -23,7 +23,7 @@ func TestFillOrderCounts(t *testing.T) {
 		if _, err := InversePermutation(rcmPerm); err != nil {
 			t.Fatal(err)
 		}
-		for _, m := range []string{OrderNatural, OrderAMD, OrderND, OrderFillAuto} {
+		for _, m := range []Ordering{OrderNatural, OrderAMD, OrderND, OrderFillAuto} {
 			t0 := time.Now()
 			perm, used, nnz, flops, err := FillOrder(a, m)
 			if err != nil {

@@ -21,7 +21,7 @@ import (
 type Supernodal struct {
 	N        int
 	NS       int    // number of supernodes
-	Ordering string // the fill-reducing ordering used (amd, nd, rcm, natural)
+	Ordering Ordering // the fill-reducing ordering used (amd, nd, rcm, natural)
 	Perm     []int  // Perm[new] = old
 
 	Parent    []int // elimination tree in the new numbering
@@ -53,7 +53,7 @@ var (
 
 // AnalyzeSupernodal orders a (see FillOrder for the ordering names) and
 // computes its supernodal symbolic factorization.
-func AnalyzeSupernodal(a *CSC, ordering string) (*Supernodal, error) {
+func AnalyzeSupernodal(a *CSC, ordering Ordering) (*Supernodal, error) {
 	perm0, used, _, _, err := FillOrder(a, ordering)
 	if err != nil {
 		return nil, err
@@ -73,7 +73,7 @@ func AnalyzeSupernodalPerm(a *CSC, perm []int) (*Supernodal, error) {
 	return analyzeWithOrder(a, perm, "given")
 }
 
-func analyzeWithOrder(a *CSC, perm0 []int, used string) (*Supernodal, error) {
+func analyzeWithOrder(a *CSC, perm0 []int, used Ordering) (*Supernodal, error) {
 	n := a.N
 	b0, err := a.Permute(perm0)
 	if err != nil {

@@ -16,7 +16,7 @@ func TestSupernodalStructure(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, ord := range []string{OrderFillAuto, OrderNatural} {
+		for _, ord := range []Ordering{OrderFillAuto, OrderNatural} {
 			s, err := AnalyzeSupernodal(a, ord)
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
