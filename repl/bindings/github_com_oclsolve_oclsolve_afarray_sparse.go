@@ -42,6 +42,7 @@ func init() {
 			"MB":                      reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_sparse.MB),
 			"OpenFEMCols":             reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_sparse.OpenFEMCols),
 			"OpenFEMForce":            reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_sparse.OpenFEMForce),
+			"OpenFEMPrefix":           reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_sparse.OpenFEMPrefix),
 			"OpenFEMRows":             reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_sparse.OpenFEMRows),
 			"OpenFEMSolution":         reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_sparse.OpenFEMSolution),
 			"OpenFEMValues":           reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_sparse.OpenFEMValues),
