@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -144,6 +143,10 @@ func New(o Options) (*Engine, error) {
 	g.Stderr = warnings
 	// Panics are trapped by Eval itself, which turns them into errors.
 	g.Options &^= base.OptTrapPanic | base.OptShowPrompt | base.OptShowEval | base.OptShowEvalType
+	// The line marker that runtime errors read (see markLines).
+	if _, err := e.evalGo("var " + lineVar + " int"); err != nil {
+		return nil, fmt.Errorf("repl: %w", err)
+	}
 	if !o.Bare {
 		var lines []string
 		for _, p := range DefaultImports {
@@ -243,7 +246,10 @@ func (e *Engine) evalOnEngine(src string) (res Result, err error) {
 			err = e.panicError(r)
 		}
 	}()
-	vals, types := e.ir.Eval(src)
+	if v := e.ir.ValueOf(lineVar); v.IsValid() && v.ReflectValue().CanSet() {
+		v.ReflectValue().SetInt(0)
+	}
+	vals, types := e.ir.Eval(markLines(src))
 	if endsWithPrint(src) {
 		// fmt.Println's byte count and nil error are not a result.
 		return res, nil
@@ -264,22 +270,6 @@ func (e *Engine) evalOnEngine(src string) (res Result, err error) {
 		res.Types = append(res.Types, name)
 	}
 	return res, nil
-}
-
-// panicError turns what the interpreter panicked with into an error.
-func (e *Engine) panicError(r any) error {
-	if sig, ok := r.(base.Signal); ok && sig == base.SigInterrupt || e.interrupted.Load() {
-		return fmt.Errorf("%w", ErrInterrupted)
-	}
-	switch x := r.(type) {
-	case error:
-		return fmt.Errorf("%w: %w", ErrEval, x)
-	case reflect.Value:
-		if x.IsValid() && x.CanInterface() {
-			return fmt.Errorf("%w: panic: %v", ErrEval, x.Interface())
-		}
-	}
-	return fmt.Errorf("%w: panic: %v", ErrEval, r)
 }
 
 // LoadFile evaluates a Go source file in the session, as :load does. A

@@ -390,5 +390,51 @@ func TestInterruptFunctionFromAnotherGoroutine(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the interrupt did not stop a loop inside a function")
+
+// TestRuntimeErrorsInGoWords checks that a failing statement reports what
+// compiled Go would say, and the line of the cell it is on, not the
+// reflection call the interpreter happened to make.
+func TestRuntimeErrorsInGoWords(t *testing.T) {
+	e, _, _ := newTestEngine(t)
+	cases := []struct{ src, want string }{
+		{"type T struct{ X int }\nvar p *T\n\np.X = 3", "line 4: panic: runtime error: invalid memory address or nil pointer dereference"},
+		{"s := []int{1, 2, 3}\ni := 5\n_ = s[i]", "line 3: panic: runtime error: index out of range"},
+		{"var m *mat.Dense\nm.Set(0, 0, 1)", "line 2: panic: runtime error: invalid memory address or nil pointer dereference"},
+		{"var err error\n_ = err.Error()", "line 2: panic: runtime error: invalid memory address or nil pointer dereference"},
+		{"var m *mat.Dense\nfor i := 0; i < 2; i++ {\n\tif i == 1 {\n\t\tm.Set(0, 0, 1)\n\t}\n}", "line 2: panic: runtime error: invalid memory address or nil pointer dereference"},
+		{"func f(s []int) int {\n\treturn s[5]\n}\n\nf(nil)", "line 5: panic: runtime error: index out of range"},
+		{"x := 1\ny := nope + x", "line 2: undefined identifier: nope"},
+	}
+	for _, c := range cases {
+		_, err := e.Eval(c.src)
+		var ee *EvalError
+		if !errors.As(err, &ee) || !errors.Is(err, ErrEval) || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("Eval(%q) = %v, want %q", c.src, err, c.want)
+		}
+		if strings.Contains(fmt.Sprint(err), "reflect") {
+			t.Errorf("Eval(%q) names reflection: %v", c.src, err)
+		}
+	}
+}
+
+// TestLineMarksKeepMeaning evaluates cells whose shape the line marker must
+// respect: clause semicolons, labels, raw strings, closures, declarations.
+func TestLineMarksKeepMeaning(t *testing.T) {
+	e, _, _ := newTestEngine(t)
+	cells := []struct {
+		src  string
+		want any
+	}{
+		{"s := `a\nb;\n`\nlen(s)", 5},
+		{"k := 0\nswitch y := 2; y {\ncase 2:\n\tk = 1; k++\n}\nk", 2},
+		{"n := 0\nouter:\nfor i := 0; i < 3; i++ {\n\tfor {\n\t\tn++\n\t\tcontinue outer\n\t}\n}\nn", 3},
+		{"type P struct{ A, B int }\nfunc sum(p P) int { return p.A + p.B }\nv := sum(P{\n\tA: 1,\n\tB: 2,\n})\nv", 3},
+		{"f := func() int {\n\treturn 4\n}\nif w := f(); w > 3 { w++ }\nf()", 4},
+	}
+	for _, c := range cells {
+		r := eval(t, e, c.src)
+		if len(r.Values) != 1 || r.Values[0] != c.want {
+			t.Errorf("%q = %v, want %v", c.src, r.Values, c.want)
+		}
 	}
 }

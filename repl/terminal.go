@@ -66,6 +66,7 @@ func RunTerminal(e *Engine, o TerminalOptions) error {
 	if o.Stderr == nil {
 		o.Stderr = os.Stderr
 	}
+	var rl *readline.Instance
 	rl, err := readline.NewEx(&readline.Config{
 		Prompt:                 Prompt,
 		HistoryFile:            o.HistoryFile,
@@ -78,6 +79,21 @@ func RunTerminal(e *Engine, o TerminalOptions) error {
 		Stdin:                  o.Stdin,
 		Stdout:                 o.Stdout,
 		Stderr:                 o.Stderr,
+		// Ctrl-C discards the typed line, as in a shell, also while Tab
+		// candidates or a history search are shown: readline itself only
+		// leaves those modes there and keeps the text, which then ran
+		// together with the next line typed.
+		FuncFilterInputRune: func(r rune) (rune, bool) {
+			if r == readline.CharInterrupt && rl != nil {
+				if rl.Operation.IsInCompleteMode() {
+					rl.Operation.ExitCompleteMode(false)
+				}
+				if rl.Operation.IsSearchMode() {
+					rl.Operation.ExitSearchMode(false)
+				}
+			}
+			return r, true
+		},
 	})
 	if err != nil {
 		return fmt.Errorf("repl: terminal: %w", err)

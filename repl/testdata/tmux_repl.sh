@@ -1,9 +1,10 @@
 #!/bin/sh
 # Drives the terminal REPL through tmux, as a person would: typing, tab
 # completion, a multi-line function, Ctrl-C interrupting a running loop
-# (with the progress line shown after 2 s), runaway recursion stopped, a
-# session killed by a goroutine's panic restarted, and the persistent
-# history, recalled with the Up arrow in a second session.
+# (with the progress line shown after 2 s), Ctrl-C at the prompt, a runtime
+# error's message, runaway recursion stopped, a session killed by a
+# goroutine's panic restarted, and the persistent history, recalled with the
+# Up arrow in a second session.
 #
 # usage: repl/testdata/tmux_repl.sh OCLSOLVE_BINARY
 # Needs: tmux (Debian package tmux).
@@ -68,6 +69,19 @@ t send-keys -t repl C-c
 expect "interrupted" 10
 type_line 'x > 42'
 expect "true"
+# Ctrl-C at the prompt discards the typed line, like a shell, also while
+# Tab shows candidates (readline alone kept the text there).
+t send-keys -t repl -l 'afarray.From'
+t send-keys -t repl Tab Tab
+expect "FromDense"
+t send-keys -t repl C-c
+expect "afarray.From^C"
+type_line '40 + 2'
+expect "oclsolve> 40 + 2"
+t capture-pane -p -t repl | grep -qF "From40" && fail "the discarded line ran together with the next one"
+# A runtime error reads as compiled Go's, with the line.
+type_line 'var nilMatrix *mat.Dense; nilMatrix.Set(0, 0, 1)'
+expect "error: line 1: panic: runtime error: invalid memory address or nil pointer dereference"
 # Runaway recursion is stopped before it overflows the stack; the session
 # keeps its state.
 type_line 'func rec(n int) int { return rec(n+1) + 1 }'
