@@ -1,9 +1,9 @@
 package repl
 
 import (
+	"fmt"
 	"go/scanner"
 	"go/token"
-	"fmt"
 	"reflect"
 	"regexp"
 	"runtime"

@@ -34,7 +34,14 @@ func versionString() string {
 func init() {
 	register(&command{
 		name: "version", summary: "print the oclsolve version",
-		run: func([]string) error {
+		run: func(args []string) error {
+			fs := newFlagSet("version")
+			if err := fs.Parse(args); err != nil {
+				return fmt.Errorf("%w: %w", errUsage, err)
+			}
+			if fs.NArg() != 0 {
+				return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+			}
 			fmt.Println("oclsolve", versionString())
 			return nil
 		},

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strings"
 
 	"github.com/oclsolve/oclsolve/notebook"
 )
@@ -20,7 +21,9 @@ type command struct {
 	name    string
 	usage   string // one line: arguments after the command name
 	summary string // one line: what it does
-	run     func(args []string) error
+	// run does the work. It parses its flags (newFlagSet) before doing
+	// anything else: -h and --help are answered there (see runMain).
+	run func(args []string) error
 }
 
 var commands = map[string]*command{}
@@ -49,7 +52,10 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 	var err error
 	if len(args) == 0 {
 		err = defaultCommand()
-	} else if c, ok := commands[args[0]]; ok {
+	} else if c, ok := commands[args[0]]; ok && wantsHelp(args[1:]) {
+		printCommandHelp(stdout, c, args[1:])
+		return 0
+	} else if ok {
 		err = c.run(args[1:])
 		if errors.Is(err, errUsage) || errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintf(stderr, "usage: oclsolve %s %s\n", c.name, c.usage)
@@ -95,9 +101,59 @@ func printHelp(w io.Writer) {
 
 func init() {
 	register(&command{
-		name: "help", summary: "list the commands",
-		run: func([]string) error { printHelp(os.Stdout); return nil },
+		name: "help", usage: "[COMMAND]", summary: "list the commands, or describe one",
+		run: func(args []string) error {
+			if len(args) > 0 && args[0] != "-h" && args[0] != "--help" {
+				c, ok := commands[args[0]]
+				if !ok {
+					return fmt.Errorf("%w: unknown command %q", errUsage, args[0])
+				}
+				printCommandHelp(os.Stdout, c, nil)
+				return nil
+			}
+			printHelp(os.Stdout)
+			return nil
+		},
 	})
+}
+
+// wantsHelp reports whether the arguments ask for help: -h, -help or
+// --help before any "--".
+func wantsHelp(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "-help", "--help", "--h":
+			return true
+		}
+	}
+	return false
+}
+
+// helpOut, when set, is where flag sets print their flags: runMain sets it
+// while a command answers -h.
+var helpOut io.Writer
+
+// printCommandHelp prints a command's usage line, summary and flags on w.
+// The flags come from the command itself: it runs with -h (and the words
+// before it, such as `kernel install` or `bench thesis`), which its flag
+// set answers by printing them here before it does any work.
+func printCommandHelp(w io.Writer, c *command, args []string) {
+	fmt.Fprintf(w, "usage: oclsolve %s %s\n\n%s.\n", c.name, c.usage, c.summary)
+	if c.name == "help" {
+		return
+	}
+	var words []string
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") {
+			break
+		}
+		words = append(words, a)
+	}
+	helpOut = w
+	defer func() { helpOut = nil }()
+	_ = c.run(append(words, "-h"))
 }
 
 // parseInterspersed parses flags that may come before, between or after the
@@ -126,5 +182,16 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 func newFlagSet(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet("oclsolve "+name, flag.ContinueOnError)
 	fs.SetOutput(os.Stderr)
+	if helpOut != nil {
+		fs.SetOutput(helpOut)
+		fs.Usage = func() {
+			n := 0
+			fs.VisitAll(func(*flag.Flag) { n++ })
+			if n > 0 {
+				fmt.Fprintf(helpOut, "\nflags of oclsolve %s:\n", name)
+				fs.PrintDefaults()
+			}
+		}
+	}
 	return fs
 }

@@ -98,7 +98,7 @@ func runStat(args []string) error {
 	fs := newFlagSet("stat")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+		return fmt.Errorf("%w: %w", errUsage, err)
 	}
 	if fs.NArg() != 1 {
 		return fmt.Errorf("%w: want exactly one FILE", errUsage)
