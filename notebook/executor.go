@@ -7,6 +7,7 @@ package notebook
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/oclsolve/oclsolve/notebook/display"
@@ -70,8 +71,19 @@ func (x *Executor) Execute(code string, sink Sink) (result *display.Data, err er
 	return nil, nil
 }
 
-// resultBundle renders the values of a cell's last expression.
+// resultBundle renders the values of a cell's last expression. Of several
+// values, one that is not nil beside nil ones (a result and its nil error)
+// renders richly, as it would alone.
 func resultBundle(res repl.Result) *display.Data {
+	var nonNil []any
+	for _, v := range res.Values {
+		if !isNil(v) {
+			nonNil = append(nonNil, v)
+		}
+	}
+	if len(nonNil) == 1 {
+		res.Values = nonNil
+	}
 	switch len(res.Values) {
 	case 0:
 		return nil
@@ -106,4 +118,16 @@ func cellError(err error) *CellError {
 	}
 	msg := err.Error()
 	return &CellError{Name: name, Value: msg, Traceback: []string{fmt.Sprintf("%s: %s", name, msg)}}
+}
+
+// isNil reports whether v is nil or a nil pointer, interface, map or slice.
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	switch r := reflect.ValueOf(v); r.Kind() {
+	case reflect.Pointer, reflect.Interface, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan:
+		return r.IsNil()
+	}
+	return false
 }

@@ -96,3 +96,21 @@ func TestNotebookThroughJupyter(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 }
+
+// TestDisplayNamesThroughJupyter runs a notebook that ends each cell with
+// one of gophernotes' display names through Debian's Jupyter, and checks
+// the MIME type of every cell's output.
+func TestDisplayNamesThroughJupyter(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts Jupyter")
+	}
+	needTool(t, "jupyter-nbconvert", "jupyter-nbconvert")
+	bin := oclsolveBinary(t)
+	cmd := exec.Command("sh", "notebook/testdata/jupyter_nbconvert.sh", bin, "notebook/testdata/display_names.ipynb")
+	cmd.Dir = "../.."
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	t.Logf("%s", out)
+}

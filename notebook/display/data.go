@@ -23,6 +23,9 @@ const (
 	MIMESVG      = "image/svg+xml"
 	MIMEPNG      = "image/png"
 	MIMEJSON     = "application/json"
+	MIMEJPEG     = "image/jpeg"
+	MIMEPDF      = "application/pdf"
+	MIMEJS       = "application/javascript"
 )
 
 // Data is a MIME bundle: one value in several representations, from which
@@ -79,17 +82,19 @@ func PNG(b []byte) Data {
 	return bundle(MIMEPNG, base64.StdEncoding.EncodeToString(b), fmt.Sprintf("[PNG image, %d bytes]", len(b)))
 }
 
-// JSON returns a bundle that shows v as a JSON tree. It fails if v cannot
-// be encoded as JSON.
-func JSON(v any) (Data, error) {
+// JSON returns a bundle that shows v as a JSON tree; v is anything
+// encoding/json accepts (gophernotes takes a map[string]interface{}, which
+// is one such value). It is one value, so that display.JSON(m) can end a
+// cell; a v that cannot be encoded gives a text bundle naming the error.
+func JSON(v any) Data {
 	b, err := json.Marshal(v)
 	if err != nil {
-		return Data{}, fmt.Errorf("display: JSON: %w", err)
+		return Text(fmt.Sprintf("display: JSON: %v", err))
 	}
 	var tree any
 	if err := json.Unmarshal(b, &tree); err != nil {
-		return Data{}, fmt.Errorf("display: JSON: %w", err)
+		return Text(fmt.Sprintf("display: JSON: %v", err))
 	}
 	indented, _ := json.MarshalIndent(tree, "", "  ")
-	return bundle(MIMEJSON, tree, string(indented)), nil
+	return bundle(MIMEJSON, tree, string(indented))
 }

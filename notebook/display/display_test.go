@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"image/png"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -136,12 +139,12 @@ func TestConstructors(t *testing.T) {
 	if d := LaTeX(`$x$`); d.Bundle[MIMELaTeX] != "$x$" {
 		t.Errorf("LaTeX with delimiters: %v", d.Bundle)
 	}
-	d, err := JSON(map[string]int{"a": 1})
-	if err != nil || d.Bundle[MIMEJSON].(map[string]any)["a"] != 1.0 {
-		t.Errorf("JSON: %v %v", d.Bundle, err)
+	d := JSON(map[string]int{"a": 1})
+	if d.Bundle[MIMEJSON].(map[string]any)["a"] != 1.0 {
+		t.Errorf("JSON: %v", d.Bundle)
 	}
-	if _, err := JSON(func() {}); err == nil {
-		t.Error("JSON of a func did not fail")
+	if d := JSON(func() {}); d.Bundle[MIMEJSON] != nil || !strings.Contains(d.Text(), "display: JSON") {
+		t.Errorf("JSON of a func: %v", d.Bundle)
 	}
 	png := PNG([]byte{1, 2, 3})
 	if b, _ := base64.StdEncoding.DecodeString(png.Bundle[MIMEPNG].(string)); !bytes.Equal(b, []byte{1, 2, 3}) {
@@ -178,5 +181,79 @@ func TestShowUsesPublisher(t *testing.T) {
 	Show(nil) // nothing to show
 	if len(got) != 1 || got[0].Bundle[MIMEHTML] != "<i>x</i>" {
 		t.Fatalf("published %v", got)
+	}
+}
+
+type svgThing struct{}
+
+func (svgThing) SVG() string    { return "<svg/>" }
+func (svgThing) String() string { return "an svg thing" }
+
+type renderThing struct{}
+
+func (renderThing) Render() Data { return Markdown("*r*") }
+
+// TestGophernotesNames checks each gophernotes display name gives the MIME
+// type gophernotes gives it.
+func TestGophernotesNames(t *testing.T) {
+	dir := t.TempDir()
+	pngFile := filepath.Join(dir, "x.png")
+	img := image.NewGray(image.Rect(0, 0, 1, 1))
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(pngFile, buf.Bytes(), 0o644)
+	cases := []struct {
+		d    Data
+		mime string
+	}{
+		{HTML("<b>x</b>"), MIMEHTML},
+		{Markdown("*x*"), MIMEMarkdown},
+		{Latex("x^2"), MIMELaTeX},
+		{Math("x^2"), MIMELaTeX},
+		{SVG("<svg/>"), MIMESVG},
+		{PNG(buf.Bytes()), MIMEPNG},
+		{JPEG([]byte{0xff, 0xd8, 0xff}), MIMEJPEG},
+		{PDF([]byte("%PDF-1.4")), MIMEPDF},
+		{JavaScript("console.log(1)"), MIMEJS},
+		{JSON(map[string]any{"a": 1}), MIMEJSON},
+		{Any("text/html", "<i>y</i>"), MIMEHTML},
+		{Auto(buf.Bytes()), MIMEPNG},
+		{Auto([]byte("<svg xmlns='http://www.w3.org/2000/svg'/>")), MIMESVG},
+		{Auto(strings.NewReader("%PDF-1.4 ...")), MIMEPDF},
+		{File("", pngFile), MIMEPNG},
+		{File("image/png", pngFile), MIMEPNG},
+		{MakeData("text/html", "<p/>"), MIMEHTML},
+		{MakeData3("text/markdown", "plain", "*md*"), MIMEMarkdown},
+		{MIME(MIMEMap{MIMESVG: "<svg/>", MIMEText: "t"}, nil), MIMESVG},
+		{Render(svgThing{}), MIMESVG},
+		{Render(renderThing{}), MIMEMarkdown},
+	}
+	for i, c := range cases {
+		if _, ok := c.d.Bundle[c.mime]; !ok {
+			t.Errorf("case %d: bundle %v lacks %s", i, c.d.Bundle, c.mime)
+		}
+		if _, ok := c.d.Bundle[MIMEText]; !ok {
+			t.Errorf("case %d: bundle %v lacks text/plain", i, c.d.Bundle)
+		}
+	}
+	if Latex("x").Bundle[MIMELaTeX] != "$x$" || Math("$x$").Bundle[MIMELaTeX] != "$$x$$" {
+		t.Error("Latex is inline math and Math display math")
+	}
+	if b, _ := base64.StdEncoding.DecodeString(JPEG([]byte{1, 2}).Bundle[MIMEJPEG].(string)); !bytes.Equal(b, []byte{1, 2}) {
+		t.Error("JPEG is not base64 of the bytes")
+	}
+	if d := File("", filepath.Join(dir, "missing")); !strings.Contains(d.Text(), "missing") {
+		t.Errorf("File of a missing file: %v", d.Bundle)
+	}
+	if Render(svgThing{}).Text() != "an svg thing" {
+		t.Error("an SVGer's text form is not its String")
+	}
+	var got []Data
+	prev := SetPublisher(func(d Data) { got = append(got, d) })
+	defer SetPublisher(prev)
+	if err := Display(HTML("<i>z</i>")); err != nil || len(got) != 1 {
+		t.Fatalf("Display: %v, published %v", err, got)
 	}
 }

@@ -2,7 +2,9 @@
 # Executes notebooks/00-quickstart.ipynb through Debian's real Jupyter
 # (jupyter nbconvert --execute) with oclsolve's kernelspec, installed into a
 # temporary prefix, and checks the outputs: a valid nbformat 4 notebook with
-# an HTML array display, a PNG plot and an SVG spy plot.
+# an HTML array display, a PNG plot and an SVG spy plot. A code cell whose
+# metadata carries {"oclsolve": {"expect": "MIME/TYPE"}} must have an output
+# of that type (notebook/testdata/display_names.ipynb uses it).
 #
 # usage: notebook/testdata/jupyter_nbconvert.sh OCLSOLVE_BINARY [NOTEBOOK]
 # Needs: jupyter-nbconvert python3-nbconvert python3-nbclient jupyter-client
@@ -36,6 +38,9 @@ for c in nb.cells:
     for o in c.outputs:
         assert o.output_type != "error", "cell failed: %s: %s" % (o.ename, o.evalue)
         mimes.update(o.get("data", {}).keys())
+    want = c.metadata.get("oclsolve", {}).get("expect")
+    got = set(k for o in c.outputs for k in o.get("data", {}).keys())
+    assert want is None or want in got, "cell %r: outputs %s, want %s" % (c.source[:60], sorted(got), want)
 for want in ("text/html", "image/png", "image/svg+xml"):
     assert want in mimes, "no %s output in %s" % (want, sorted(mimes))
 print("jupyter nbconvert: %d cells ran, outputs %s" % (len(nb.cells), ", ".join(sorted(mimes))))

@@ -62,6 +62,7 @@ func init() {
 			"PredictFactor":           reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_sparse.PredictFactor),
 			"Profile":                 reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_sparse.Profile),
 			"ReadDenseMatrixMarket":   reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_sparse.ReadDenseMatrixMarket),
+			"ReadFile":                reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_sparse.ReadFile),
 			"ReadMatrixMarket":        reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_sparse.ReadMatrixMarket),
 			"ReadMatrixMarketData":    reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_sparse.ReadMatrixMarketData),
 			"ReadMatrixMarketFile":    reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_sparse.ReadMatrixMarketFile),

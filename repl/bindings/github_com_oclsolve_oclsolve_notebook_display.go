@@ -14,22 +14,37 @@ func init() {
 	imports.Packages.MergePackage("github.com/oclsolve/oclsolve/notebook/display", imports.PackageUnderlying{
 		Name: "display",
 		Binds: map[string]reflect.Value{
+			"Any":               reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.Any),
+			"Auto":              reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.Auto),
 			"DefaultPlotHeight": reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.DefaultPlotHeight),
 			"DefaultPlotWidth":  reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.DefaultPlotWidth),
+			"Display":           reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.Display),
 			"ErrIndex":          reflect.ValueOf(&p_github_com_oclsolve_oclsolve_notebook_display.ErrIndex).Elem(),
 			"ErrLength":         reflect.ValueOf(&p_github_com_oclsolve_oclsolve_notebook_display.ErrLength).Elem(),
+			"File":              reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.File),
 			"HTML":              reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.HTML),
+			"JPEG":              reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.JPEG),
 			"JSON":              reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.JSON),
+			"JavaScript":        reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.JavaScript),
 			"LaTeX":             reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.LaTeX),
+			"Latex":             reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.Latex),
+			"MIME":              reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.MIME),
 			"MIMEHTML":          reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.MIMEHTML),
+			"MIMEJPEG":          reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.MIMEJPEG),
+			"MIMEJS":            reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.MIMEJS),
 			"MIMEJSON":          reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.MIMEJSON),
 			"MIMELaTeX":         reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.MIMELaTeX),
 			"MIMEMarkdown":      reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.MIMEMarkdown),
+			"MIMEPDF":           reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.MIMEPDF),
 			"MIMEPNG":           reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.MIMEPNG),
 			"MIMESVG":           reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.MIMESVG),
 			"MIMEText":          reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.MIMEText),
+			"MakeData":          reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.MakeData),
+			"MakeData3":         reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.MakeData3),
 			"Markdown":          reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.Markdown),
+			"Math":              reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.Math),
 			"Matrix":            reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.Matrix),
+			"PDF":               reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.PDF),
 			"PNG":               reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.PNG),
 			"Plot":              reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.Plot),
 			"PlotSVG":           reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.PlotSVG),
@@ -42,21 +57,43 @@ func init() {
 			"Text":              reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.Text),
 		},
 		Types: map[string]reflect.Type{
-			"Data":       reflect.TypeOf((*p_github_com_oclsolve_oclsolve_notebook_display.Data)(nil)).Elem(),
-			"Displayer":  reflect.TypeOf((*p_github_com_oclsolve_oclsolve_notebook_display.Displayer)(nil)).Elem(),
-			"HTMLer":     reflect.TypeOf((*p_github_com_oclsolve_oclsolve_notebook_display.HTMLer)(nil)).Elem(),
-			"Markdowner": reflect.TypeOf((*p_github_com_oclsolve_oclsolve_notebook_display.Markdowner)(nil)).Elem(),
+			"Data":           reflect.TypeOf((*p_github_com_oclsolve_oclsolve_notebook_display.Data)(nil)).Elem(),
+			"Displayer":      reflect.TypeOf((*p_github_com_oclsolve_oclsolve_notebook_display.Displayer)(nil)).Elem(),
+			"HTMLer":         reflect.TypeOf((*p_github_com_oclsolve_oclsolve_notebook_display.HTMLer)(nil)).Elem(),
+			"JPEGer":         reflect.TypeOf((*p_github_com_oclsolve_oclsolve_notebook_display.JPEGer)(nil)).Elem(),
+			"JSONer":         reflect.TypeOf((*p_github_com_oclsolve_oclsolve_notebook_display.JSONer)(nil)).Elem(),
+			"JavaScripter":   reflect.TypeOf((*p_github_com_oclsolve_oclsolve_notebook_display.JavaScripter)(nil)).Elem(),
+			"Latexer":        reflect.TypeOf((*p_github_com_oclsolve_oclsolve_notebook_display.Latexer)(nil)).Elem(),
+			"MIMEMap":        reflect.TypeOf((*p_github_com_oclsolve_oclsolve_notebook_display.MIMEMap)(nil)).Elem(),
+			"Markdowner":     reflect.TypeOf((*p_github_com_oclsolve_oclsolve_notebook_display.Markdowner)(nil)).Elem(),
+			"PDFer":          reflect.TypeOf((*p_github_com_oclsolve_oclsolve_notebook_display.PDFer)(nil)).Elem(),
+			"PNGer":          reflect.TypeOf((*p_github_com_oclsolve_oclsolve_notebook_display.PNGer)(nil)).Elem(),
+			"Renderer":       reflect.TypeOf((*p_github_com_oclsolve_oclsolve_notebook_display.Renderer)(nil)).Elem(),
+			"SVGer":          reflect.TypeOf((*p_github_com_oclsolve_oclsolve_notebook_display.SVGer)(nil)).Elem(),
+			"SimpleRenderer": reflect.TypeOf((*p_github_com_oclsolve_oclsolve_notebook_display.SimpleRenderer)(nil)).Elem(),
 		},
 		Proxies: map[string]reflect.Type{
-			"Displayer":  reflect.TypeOf((*P_github_com_oclsolve_oclsolve_notebook_display_Displayer)(nil)).Elem(),
-			"HTMLer":     reflect.TypeOf((*P_github_com_oclsolve_oclsolve_notebook_display_HTMLer)(nil)).Elem(),
-			"Markdowner": reflect.TypeOf((*P_github_com_oclsolve_oclsolve_notebook_display_Markdowner)(nil)).Elem(),
+			"Displayer":      reflect.TypeOf((*P_github_com_oclsolve_oclsolve_notebook_display_Displayer)(nil)).Elem(),
+			"HTMLer":         reflect.TypeOf((*P_github_com_oclsolve_oclsolve_notebook_display_HTMLer)(nil)).Elem(),
+			"JPEGer":         reflect.TypeOf((*P_github_com_oclsolve_oclsolve_notebook_display_JPEGer)(nil)).Elem(),
+			"JSONer":         reflect.TypeOf((*P_github_com_oclsolve_oclsolve_notebook_display_JSONer)(nil)).Elem(),
+			"JavaScripter":   reflect.TypeOf((*P_github_com_oclsolve_oclsolve_notebook_display_JavaScripter)(nil)).Elem(),
+			"Latexer":        reflect.TypeOf((*P_github_com_oclsolve_oclsolve_notebook_display_Latexer)(nil)).Elem(),
+			"Markdowner":     reflect.TypeOf((*P_github_com_oclsolve_oclsolve_notebook_display_Markdowner)(nil)).Elem(),
+			"PDFer":          reflect.TypeOf((*P_github_com_oclsolve_oclsolve_notebook_display_PDFer)(nil)).Elem(),
+			"PNGer":          reflect.TypeOf((*P_github_com_oclsolve_oclsolve_notebook_display_PNGer)(nil)).Elem(),
+			"Renderer":       reflect.TypeOf((*P_github_com_oclsolve_oclsolve_notebook_display_Renderer)(nil)).Elem(),
+			"SVGer":          reflect.TypeOf((*P_github_com_oclsolve_oclsolve_notebook_display_SVGer)(nil)).Elem(),
+			"SimpleRenderer": reflect.TypeOf((*P_github_com_oclsolve_oclsolve_notebook_display_SimpleRenderer)(nil)).Elem(),
 		},
 		Untypeds: map[string]string{
 			"MIMEHTML":     "string:text/html",
+			"MIMEJPEG":     "string:image/jpeg",
+			"MIMEJS":       "string:application/javascript",
 			"MIMEJSON":     "string:application/json",
 			"MIMELaTeX":    "string:text/latex",
 			"MIMEMarkdown": "string:text/markdown",
+			"MIMEPDF":      "string:application/pdf",
 			"MIMEPNG":      "string:image/png",
 			"MIMESVG":      "string:image/svg+xml",
 			"MIMEText":     "string:text/plain",
@@ -84,6 +121,46 @@ func (P *P_github_com_oclsolve_oclsolve_notebook_display_HTMLer) HTML() string {
 	return P.HTML_(P.Object)
 }
 
+// P_github_com_oclsolve_oclsolve_notebook_display_JPEGer lets interpreted types implement display.JPEGer.
+type P_github_com_oclsolve_oclsolve_notebook_display_JPEGer struct {
+	Object interface{}
+	JPEG_  func(interface{}) []byte
+}
+
+func (P *P_github_com_oclsolve_oclsolve_notebook_display_JPEGer) JPEG() []byte {
+	return P.JPEG_(P.Object)
+}
+
+// P_github_com_oclsolve_oclsolve_notebook_display_JSONer lets interpreted types implement display.JSONer.
+type P_github_com_oclsolve_oclsolve_notebook_display_JSONer struct {
+	Object interface{}
+	JSON_  func(interface{}) map[string]any
+}
+
+func (P *P_github_com_oclsolve_oclsolve_notebook_display_JSONer) JSON() map[string]any {
+	return P.JSON_(P.Object)
+}
+
+// P_github_com_oclsolve_oclsolve_notebook_display_JavaScripter lets interpreted types implement display.JavaScripter.
+type P_github_com_oclsolve_oclsolve_notebook_display_JavaScripter struct {
+	Object      interface{}
+	JavaScript_ func(interface{}) string
+}
+
+func (P *P_github_com_oclsolve_oclsolve_notebook_display_JavaScripter) JavaScript() string {
+	return P.JavaScript_(P.Object)
+}
+
+// P_github_com_oclsolve_oclsolve_notebook_display_Latexer lets interpreted types implement display.Latexer.
+type P_github_com_oclsolve_oclsolve_notebook_display_Latexer struct {
+	Object interface{}
+	Latex_ func(interface{}) string
+}
+
+func (P *P_github_com_oclsolve_oclsolve_notebook_display_Latexer) Latex() string {
+	return P.Latex_(P.Object)
+}
+
 // P_github_com_oclsolve_oclsolve_notebook_display_Markdowner lets interpreted types implement display.Markdowner.
 type P_github_com_oclsolve_oclsolve_notebook_display_Markdowner struct {
 	Object    interface{}
@@ -92,4 +169,54 @@ type P_github_com_oclsolve_oclsolve_notebook_display_Markdowner struct {
 
 func (P *P_github_com_oclsolve_oclsolve_notebook_display_Markdowner) Markdown() string {
 	return P.Markdown_(P.Object)
+}
+
+// P_github_com_oclsolve_oclsolve_notebook_display_PDFer lets interpreted types implement display.PDFer.
+type P_github_com_oclsolve_oclsolve_notebook_display_PDFer struct {
+	Object interface{}
+	PDF_   func(interface{}) []byte
+}
+
+func (P *P_github_com_oclsolve_oclsolve_notebook_display_PDFer) PDF() []byte {
+	return P.PDF_(P.Object)
+}
+
+// P_github_com_oclsolve_oclsolve_notebook_display_PNGer lets interpreted types implement display.PNGer.
+type P_github_com_oclsolve_oclsolve_notebook_display_PNGer struct {
+	Object interface{}
+	PNG_   func(interface{}) []byte
+}
+
+func (P *P_github_com_oclsolve_oclsolve_notebook_display_PNGer) PNG() []byte {
+	return P.PNG_(P.Object)
+}
+
+// P_github_com_oclsolve_oclsolve_notebook_display_Renderer lets interpreted types implement display.Renderer.
+type P_github_com_oclsolve_oclsolve_notebook_display_Renderer struct {
+	Object  interface{}
+	Render_ func(interface{}) p_github_com_oclsolve_oclsolve_notebook_display.Data
+}
+
+func (P *P_github_com_oclsolve_oclsolve_notebook_display_Renderer) Render() p_github_com_oclsolve_oclsolve_notebook_display.Data {
+	return P.Render_(P.Object)
+}
+
+// P_github_com_oclsolve_oclsolve_notebook_display_SVGer lets interpreted types implement display.SVGer.
+type P_github_com_oclsolve_oclsolve_notebook_display_SVGer struct {
+	Object interface{}
+	SVG_   func(interface{}) string
+}
+
+func (P *P_github_com_oclsolve_oclsolve_notebook_display_SVGer) SVG() string {
+	return P.SVG_(P.Object)
+}
+
+// P_github_com_oclsolve_oclsolve_notebook_display_SimpleRenderer lets interpreted types implement display.SimpleRenderer.
+type P_github_com_oclsolve_oclsolve_notebook_display_SimpleRenderer struct {
+	Object        interface{}
+	SimpleRender_ func(interface{}) map[string]any
+}
+
+func (P *P_github_com_oclsolve_oclsolve_notebook_display_SimpleRenderer) SimpleRender() map[string]any {
+	return P.SimpleRender_(P.Object)
 }
