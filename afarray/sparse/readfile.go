@@ -18,8 +18,7 @@ import (
 //     reference solution);
 //   - a Matrix Market file, coordinate or array, gzip-compressed or not (an
 //     array file gives the COO of its nonzero entries);
-//   - a NumPy .npz archive as scipy.sparse.save_npz writes it, once the npz
-//     reader is built in (until then ErrUnsupported says so).
+//   - a NumPy .npz archive as scipy.sparse.save_npz writes it (ReadNPZ).
 //
 // The result is square or not, symmetric (one triangle, Symmetric set) or
 // general, as the file stores it.
@@ -36,7 +35,7 @@ func ReadFile(path string) (*COO, error) {
 		return nil, err
 	}
 	if kind == "zip" {
-		return nil, &ParseError{File: path, Msg: "a zip archive (NumPy .npz?): this build reads Matrix Market files and OpenFEM sets", Err: ErrUnsupported}
+		return ReadNPZ(path)
 	}
 	d, err := ReadMatrixMarketFile(path)
 	if err != nil {

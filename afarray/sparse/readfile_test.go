@@ -1,6 +1,7 @@
 package sparse
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -48,12 +49,25 @@ func TestReadFileDispatch(t *testing.T) {
 	if err != nil || c.NNZ() != 3 || c.Rows != 2 {
 		t.Fatalf("array file: %v %v", c, err)
 	}
-	zip := filepath.Join(dir, "a.npz")
-	if err := os.WriteFile(zip, []byte("PK\x03\x04rest"), 0o644); err != nil {
+	// A save_npz archive, whatever its name.
+	npz := filepath.Join(dir, "k.data")
+	var buf bytes.Buffer
+	if err := WriteNPZ(&buf, a, "csr"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ReadFile(zip); !errors.Is(err, ErrUnsupported) {
-		t.Fatalf("zip archive: %v", err)
+	if err := os.WriteFile(npz, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	z, err := ReadFile(npz)
+	if err != nil || z.NNZLower() != a.NNZLower() || z.NNZFull() != a.NNZFull() {
+		t.Fatalf("npz: %v, %v", z, err)
+	}
+	bad := filepath.Join(dir, "bad.npz")
+	if err := os.WriteFile(bad, []byte("PK\x03\x04rest"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadFile(bad); !errors.Is(err, ErrMalformed) {
+		t.Fatalf("broken zip archive: %v", err)
 	}
 	if _, err := ReadFile(filepath.Join(dir, "missing")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("missing file: %v", err)
