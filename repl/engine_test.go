@@ -390,6 +390,8 @@ func TestInterruptFunctionFromAnotherGoroutine(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the interrupt did not stop a loop inside a function")
+	}
+}
 
 // TestRuntimeErrorsInGoWords checks that a failing statement reports what
 // compiled Go would say, and the line of the cell it is on, not the
