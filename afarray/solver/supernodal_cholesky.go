@@ -27,7 +27,7 @@ type SupernodalCholesky struct {
 // first failing column in a's own numbering, a *NonFiniteError
 // (ErrNonFinite) for NaN or Inf in a, and errors matching afarray.ErrShape
 // for a malformed matrix. a is left unchanged.
-func (c *SupernodalCholesky) Factorize(a *afarray.CSC, ordering string) error {
+func (c *SupernodalCholesky) Factorize(a *afarray.CSC, ordering sparse.Ordering) error {
 	c.f.ldlt = false
 	return c.f.factorize(a, ordering)
 }
@@ -62,7 +62,7 @@ type SupernodalLDLT struct {
 }
 
 // Factorize orders, analyzes and factors a (see SupernodalCholesky.Factorize).
-func (c *SupernodalLDLT) Factorize(a *afarray.CSC, ordering string) error {
+func (c *SupernodalLDLT) Factorize(a *afarray.CSC, ordering sparse.Ordering) error {
 	c.f.ldlt = true
 	return c.f.factorize(a, ordering)
 }

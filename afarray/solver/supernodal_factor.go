@@ -251,10 +251,10 @@ type snFactor struct {
 // SupernodalStats describes a supernodal factorization and its last solve.
 type SupernodalStats struct {
 	N          int
-	Ordering   string  // the fill-reducing ordering used
-	NNZL       int64   // entries of L (diagonal included), without amalgamation zeros
-	Stored     int64   // doubles of L's storage (dense blocks)
-	Flops      float64 // Σ c_j² over L's column counts
+	Ordering   sparse.Ordering // the fill-reducing ordering used
+	NNZL       int64           // entries of L (diagonal included), without amalgamation zeros
+	Stored     int64           // doubles of L's storage (dense blocks)
+	Flops      float64         // Σ c_j² over L's column counts
 	Supernodes int
 	Levels     int
 	// OrderTime is the ordering (AMD, METIS, ...), SymbolicTime the rest
@@ -297,7 +297,7 @@ func (f *snFactor) upload(data any, bytes int64) (*kernels.Buffer, error) {
 	return buf, nil
 }
 
-func (f *snFactor) factorize(a *afarray.CSC, ordering string) error {
+func (f *snFactor) factorize(a *afarray.CSC, ordering sparse.Ordering) error {
 	f.release()
 	t0 := time.Now()
 	h, err := checkCSC(a)

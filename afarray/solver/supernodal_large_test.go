@@ -28,7 +28,7 @@ func TestSupernodalLarge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	order := os.Getenv("OCLSOLVE_SN_ORDER")
+	order := sparse.Ordering(os.Getenv("OCLSOLVE_SN_ORDER"))
 	for _, sys := range strings.Split(spec, ",") {
 		t0 := time.Now()
 		c, name, err := snLargeSystem(sys)

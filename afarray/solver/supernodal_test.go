@@ -15,7 +15,7 @@ import (
 // snFactorizer is what the tests need of SupernodalCholesky and
 // SupernodalLDLT.
 type snFactorizer interface {
-	Factorize(a *afarray.CSC, ordering string) error
+	Factorize(a *afarray.CSC, ordering sparse.Ordering) error
 	SolveTo(dst, b *afarray.Array) error
 	Solve(b *afarray.Array) (*afarray.Array, error)
 	Stats() SupernodalStats
@@ -29,7 +29,7 @@ func newSNFactor(ldlt bool) snFactorizer {
 	return &SupernodalCholesky{}
 }
 
-func snSolve(tb testing.TB, c *sparse.COO, ldlt bool, ordering string, b []float64) ([]float64, SupernodalStats, error) {
+func snSolve(tb testing.TB, c *sparse.COO, ldlt bool, ordering sparse.Ordering, b []float64) ([]float64, SupernodalStats, error) {
 	tb.Helper()
 	a := cscUpload(tb, c)
 	f := newSNFactor(ldlt)
@@ -53,7 +53,7 @@ func TestSupernodalL(t *testing.T) {
 	for _, tc := range []struct{ n, bw int }{{1, 1}, {7, 3}, {60, 8}, {150, 40}, {300, 120}} {
 		c := sparseRandomSPD(tc.n, tc.bw, uint64(tc.n))
 		a := cscUpload(t, c)
-		for _, ord := range []string{sparse.OrderNatural, sparse.OrderAMD, sparse.OrderND, sparse.OrderRCM} {
+		for _, ord := range []sparse.Ordering{sparse.OrderNatural, sparse.OrderAMD, sparse.OrderND, sparse.OrderRCM} {
 			label := fmt.Sprintf("n=%d bw=%d %s", tc.n, tc.bw, ord)
 			var ch SupernodalCholesky
 			if err := ch.Factorize(a, ord); err != nil {
@@ -207,7 +207,7 @@ func TestSupernodalModels(t *testing.T) {
 	for _, sys := range []*fem.System{m1, m2} {
 		c := sys.K
 		rhs := sparseRHS(t, c, 5)
-		for _, ord := range []string{sparse.OrderAMD, sparse.OrderND, sparse.OrderRCM} {
+		for _, ord := range []sparse.Ordering{sparse.OrderAMD, sparse.OrderND, sparse.OrderRCM} {
 			for _, ldlt := range []bool{false, true} {
 				label := fmt.Sprintf("%s %s %s", sys.FileName(), ord, sksMethod(ldlt))
 				x, st, err := snSolve(t, c, ldlt, ord, rhs)
@@ -249,7 +249,7 @@ func TestSupernodalNotPositiveDefinite(t *testing.T) {
 			d.V[k] = -1
 		}
 	}
-	for _, ord := range []string{sparse.OrderAMD, sparse.OrderND} {
+	for _, ord := range []sparse.Ordering{sparse.OrderAMD, sparse.OrderND} {
 		_, _, err := snSolve(t, d, false, ord, make([]float64, n))
 		if !errorsIs(err, ErrNotPositiveDefinite) {
 			t.Fatalf("%s: %v", ord, err)
