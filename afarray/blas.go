@@ -3,6 +3,7 @@ package afarray
 import (
 	"fmt"
 
+	"github.com/oclsolve/oclsolve/afarray/dense"
 	"github.com/oclsolve/oclsolve/kernels"
 )
 
@@ -48,11 +49,9 @@ func Gemv(trans bool, alpha float64, a, x *Array, beta float64, y *Array) error 
 	return k.Launch([]int{m * local}, []int{local}, int32(a.rows), int32(a.cols), a.typed(alpha), a.buf, x.buf, a.typed(beta), y.buf, kernels.Local(int64(local)*a.dtype.Size()))
 }
 
-// gemmTile is TS in blas.cl.
-const gemmTile = 16
-
-// Gemm computes C = alpha*op(A)*op(B) + beta*C with a kernel that stages
-// 16x16 tiles of A and B in local memory.
+// Gemm computes C = alpha*op(A)*op(B) + beta*C with the dense kernel
+// core's register-blocked GEMM (package afarray/dense), in the tile
+// configuration tuned for the device.
 func Gemm(transA, transB bool, alpha float64, a, b *Array, beta float64, c *Array) error {
 	for _, v := range []*Array{a, b, c} {
 		if err := v.usable(); err != nil {
@@ -79,14 +78,17 @@ func Gemm(transA, transB bool, alpha float64, a, b *Array, beta float64, c *Arra
 	if m == 0 || n == 0 {
 		return nil
 	}
-	kern, err := a.kernel("gemm")
-	if err != nil {
-		return err
+	dt := dense.Float64
+	if a.dtype == Float32 {
+		dt = dense.Float32
 	}
+	e, err := dense.For(a.dev, dt)
+	if err != nil {
+		return fmt.Errorf("Gemm: %w", err)
+	}
+	view := func(x *Array) dense.Mat { return dense.Mat{Buf: x.buf, Rows: x.rows, Cols: x.cols, LD: max(1, x.rows)} }
 	c.touch()
-	return kern.Launch([]int{kernels.RoundUp(m, gemmTile), kernels.RoundUp(n, gemmTile)}, []int{gemmTile, gemmTile},
-		int32(m), int32(n), int32(k), boolInt(transA), boolInt(transB), a.typed(alpha),
-		a.buf, int32(a.rows), b.buf, int32(b.rows), a.typed(beta), c.buf)
+	return e.Gemm(transA, transB, alpha, view(a), view(b), beta, view(c))
 }
 
 // MatMul returns op(A)*op(B) as a new array.
@@ -140,11 +142,4 @@ func Transpose(a *Array) (*Array, error) {
 	}
 	t.touch()
 	return t, nil
-}
-
-func boolInt(b bool) int32 {
-	if b {
-		return 1
-	}
-	return 0
 }

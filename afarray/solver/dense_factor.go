@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/oclsolve/oclsolve/afarray"
+	"github.com/oclsolve/oclsolve/afarray/dense"
 	"github.com/oclsolve/oclsolve/kernels"
 )
 
@@ -86,9 +87,12 @@ func (f *denseFactor) run() error {
 	if err := st.checkFinite(f.dev, buf, n*n, statusInput); err != nil {
 		return err
 	}
-	if f.variant == Thesis {
+	switch {
+	case f.variant == Thesis:
 		err = f.factorThesis(buf)
-	} else {
+	case !f.ldlt:
+		err = f.factorDense(buf)
+	default:
 		err = f.factorBlocked(buf)
 	}
 	if err != nil {
@@ -146,6 +150,38 @@ func (f *denseFactor) thesisKernel() string {
 		return "ldlt_thesis"
 	}
 	return "cholesky_thesis"
+}
+
+// factorDense factors a Cholesky matrix with the dense kernel core's
+// recursive POTRF (afarray/dense: tuned register-blocked GEMM for the
+// updates). A failing pivot is copied into the status buffer, where run
+// reports it after any non-finite input, like the other variants.
+func (f *denseFactor) factorDense(a *kernels.Buffer) error {
+	e, err := dense.For(f.dev, dense.Float64)
+	if err != nil {
+		return err
+	}
+	info, err := dense.NewInfo(f.dev)
+	if err != nil {
+		return err
+	}
+	defer info.Release()
+	if err := e.Potrf(dense.Mat{Buf: a, Rows: f.n, Cols: f.n, LD: f.n}, info); err != nil {
+		return err
+	}
+	col, err := info.Column()
+	if err != nil || col < 0 {
+		return err
+	}
+	// POTRF leaves the failing pivot's value on the diagonal.
+	p := []float64{0}
+	if err := a.Read(8*(int64(col)+int64(col)*int64(f.n)), p); err != nil {
+		return err
+	}
+	if err := f.st.flags.Write(4*statusPivot, []int32{int32(col)}); err != nil {
+		return err
+	}
+	return f.st.pivot.Write(0, p)
 }
 
 // factorBlocked makes two launches per 32-column block, the panel (diagonal
