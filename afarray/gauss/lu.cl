@@ -1,18 +1,18 @@
 // Blocked right-looking LU factorization with partial pivoting of a
-// row-major N x N matrix (leading dimension N, N a multiple of NB), NB + 4
+// row-major N x N matrix (leading dimension N, N a multiple of NB), four
 // launches per panel of NB columns starting at column k:
 //
-//   lu_panel_start, lu_panel_step (NB launches)
-//                 factor the tall panel A[k:N, k:k+NB) one column per launch
-//                 with many work-groups: pivot search, scaling of the
-//                 multipliers, rank-1 update of the panel's remaining
-//                 columns; then lu_swap_panel exchanges the panel's rows;
+//   lu_panel      factors the tall panel A[k:N, k:k+NB) in one launch with
+//                 many work-groups, one column step after the other (pivot
+//                 search, scaling of the multipliers, rank-1 update of the
+//                 panel's remaining columns), the groups meeting at a
+//                 grid-wide barrier between steps;
+//   lu_swap_panel exchanges the panel's rows;
 //   lu_swap_trsm  applies the panel's row exchanges to every other column
 //                 and, right of the panel, solves L11 U12 = A12 (unit lower
 //                 triangular L11 held in local memory);
-//   lu_gemm       A22 -= L21 U12 with 64 x 64 output tiles, 16 x 16
-//                 work-items each accumulating 4 x 4 values, and the inner
-//                 dimension staged through local memory in chunks of 16.
+//   update        A22 -= L21 U12 by the dense kernel core's tuned GEMM
+//                 (afarray/dense), called from Go on the transposed view.
 //
 // ipiv[i] is the row exchanged with row i at step i (LAPACK's convention,
 // 0-based). status receives the first column whose pivot has magnitude at
@@ -32,10 +32,10 @@
 
 #define IDX(r, c) ((size_t)(r) * (size_t)N + (size_t)(c))
 
-// lu_panel_step performs step j (column c = k + j) of the panel
-// factorization with many work-groups, one launch per column: the pivot
-// choice needs every row's value after the previous column's update, and a
-// launch boundary is the only grid-wide barrier OpenCL 1.2 offers.
+// panel_step performs step j (column c = k + j) of the panel
+// factorization with many work-groups: the pivot choice needs every row's
+// value after the previous column's update, so the steps are separated by
+// a grid-wide barrier (grid_sync in lu_panel).
 //
 // Rows are not moved while the panel is factorized ("implicit pivoting"):
 // the pivot row p of column c is marked used (usedAt[p] = c + 1 > k) and the
@@ -45,7 +45,7 @@
 // which gives exactly the factors of explicit partial pivoting.
 //
 // Each work-group owns a contiguous chunk of the rows k..N-1. It finds the
-// pivot by reducing the previous step's per-group maxima (lu_panel_start's
+// pivot by reducing the previous step's per-group maxima (panel_start's
 // for j = 0), computes its rows' multipliers, applies the rank-1 update to
 // the panel columns right of c, and leaves the maximum of its rows in column
 // c+1 for the next step.
@@ -77,10 +77,9 @@ inline void argmax_local(double *best, int *idx, __local double *lmax, __local i
 	barrier(CLK_LOCAL_MEM_FENCE);
 }
 
-// lu_panel_start leaves each work-group's maximum of column k for step 0
-// (launched with as many work-groups as the steps).
-__kernel void lu_panel_start(const int N, const int k, __global const double *A, __global double *pm_out,
-                             __global int *pi_out, __local double *lmax, __local int *lidx) {
+// panel_start leaves each work-group's maximum of column k for step 0.
+inline void panel_start(const int N, const int k, __global const double *A, volatile __global double *pm_out,
+                        volatile __global int *pi_out, __local double *lmax, __local int *lidx) {
 	const int li = get_local_id(0), n_li = get_local_size(0);
 	const int g = get_group_id(0), G = get_num_groups(0);
 	const int chunk = (N - k + G - 1) / G;
@@ -101,12 +100,18 @@ __kernel void lu_panel_start(const int N, const int k, __global const double *A,
 	}
 }
 
-__kernel void lu_panel_step(const int N, const int k, const int j, const int pivot, __global double *A,
-                            __global int *usedAt, __global int *pivrow, __global int *ipiv,
-                            __global const double *pm_in, __global const int *pi_in,
-                            __global double *pm_out, __global int *pi_out,
-                            __global int *status, const double tol,
-                            __local double *lmax, __local int *lidx, __local double *useg) {
+//
+// What a group reads of another group's writes from the previous step (the
+// maxima, the used marks, the pivot row) goes through volatile pointers:
+// with the steps fused into one launch those reads must bypass the
+// compute unit's cache.
+inline void panel_step(const int N, const int k, const int j, const int pivot, __global double *A,
+                       volatile __global int *usedAt, __global int *pivrow, __global int *ipiv,
+                       volatile __global const double *pm_in, volatile __global const int *pi_in,
+                       volatile __global double *pm_out, volatile __global int *pi_out,
+                       __global int *status, const double tol,
+                       __local double *lmax, __local int *lidx, __local double *useg) {
+	volatile __global const double *Av = A;
 	const int li = get_local_id(0), n_li = get_local_size(0);
 	const int g = get_group_id(0), G = get_num_groups(0);
 	const int c = k + j;
@@ -126,7 +131,7 @@ __kernel void lu_panel_step(const int N, const int k, const int j, const int piv
 			}
 		argmax_local(&best, &p, lmax, lidx);
 	}
-	const double d = A[IDX(p, c)];
+	const double d = Av[IDX(p, c)];
 	if (g == 0 && li == 0) {
 		pivrow[c] = p;
 		usedAt[p] = c + 1;
@@ -135,7 +140,7 @@ __kernel void lu_panel_step(const int N, const int k, const int j, const int piv
 	}
 	const int w = k + NB - 1 - c; // panel columns right of c
 	for (int q = li; q < w; q += n_li)
-		useg[q] = A[IDX(p, c + 1 + q)];
+		useg[q] = Av[IDX(p, c + 1 + q)];
 	barrier(CLK_LOCAL_MEM_FENCE);
 	// A zero pivot is recorded above; the column is then left unscaled and
 	// not applied, so that nothing divides by zero (LAPACK does the same).
@@ -186,6 +191,46 @@ __kernel void lu_panel_step(const int N, const int k, const int j, const int piv
 		}
 }
 
+// grid_sync is a barrier across the work-groups of one launch: a counter
+// that every group increments once per phase and waits on until all have.
+// It is only safe when every group of the launch is resident at once: the
+// Go side launches at most a few groups per compute unit on a GPU, and a
+// single group elsewhere (where it is a no-op).
+inline void grid_sync(volatile __global int *count, const int target) {
+	barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+	if (get_num_groups(0) > 1 && get_local_id(0) == 0) {
+		mem_fence(CLK_GLOBAL_MEM_FENCE);
+		atomic_inc(count);
+		while (*count < target)
+			;
+		mem_fence(CLK_GLOBAL_MEM_FENCE);
+	}
+	barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+}
+
+// lu_panel factors the whole panel A[k:N, k:k+NB) in one launch: the pivot
+// search of column k, then the NB column steps of panel_step, separated by
+// grid_sync instead of launch boundaries (a launch per column costs about
+// 10 us on a GPU, more than the step's own work). count must be zero at
+// the start.
+__kernel void lu_panel(const int N, const int k, const int pivot, __global double *A,
+                       __global int *usedAt, __global int *pivrow, __global int *ipiv,
+                       __global double *pm0, __global int *pi0, __global double *pm1, __global int *pi1,
+                       __global int *status, const double tol, __global int *count,
+                       __local double *lmax, __local int *lidx, __local double *useg) {
+	const int G = get_num_groups(0);
+	if (pivot)
+		panel_start(N, k, A, pm0, pi0, lmax, lidx);
+	grid_sync(count, G);
+	for (int j = 0; j < NB; j++) {
+		const int odd = j & 1;
+		panel_step(N, k, j, pivot, A, usedAt, pivrow, ipiv, odd ? pm1 : pm0, odd ? pi1 : pi0,
+		           odd ? pm0 : pm1, odd ? pi0 : pi1, status, tol, lmax, lidx, useg);
+		if (j < NB - 1)
+			grid_sync(count, (j + 2) * G);
+	}
+}
+
 // lu_swap_panel applies the panel's row exchanges to the panel's own
 // columns (before lu_swap_trsm reads L11 from them).
 __kernel void lu_swap_panel(const int N, const int k, __global double *A, __global const int *ipiv) {
@@ -234,53 +279,5 @@ __kernel void lu_swap_trsm(const int N, const int k, __global double *A, __globa
 			v -= L11[i * NB + j] * x[j];
 		x[i] = v;
 		A[IDX(k + i, c)] = v;
-	}
-}
-
-#define TS 64 // output tile edge
-#define KC 16 // inner-dimension chunk
-
-__kernel __attribute__((reqd_work_group_size(16, 16, 1)))
-void lu_gemm(const int N, const int k, __global double *A) {
-	__local double As[TS * KC]; // L21 tile: TS rows x KC
-	__local double Bs[KC * TS]; // U12 tile: KC rows x TS
-	const int tx = get_local_id(0), ty = get_local_id(1);
-	const int li = ty * 16 + tx;
-	const int r0 = k + NB + get_group_id(1) * TS;
-	const int c0 = k + NB + get_group_id(0) * TS;
-	double acc[4][4];
-	for (int i = 0; i < 4; ++i)
-		for (int j = 0; j < 4; ++j)
-			acc[i][j] = 0.0;
-	for (int kc = 0; kc < NB; kc += KC) {
-		for (int e = li; e < TS * KC; e += 256) {
-			const int r = r0 + e / KC, q = k + kc + e % KC;
-			As[e] = r < N ? A[IDX(r, q)] : 0.0;
-			const int br = k + kc + e / TS, bc = c0 + e % TS;
-			Bs[e] = bc < N ? A[IDX(br, bc)] : 0.0;
-		}
-		barrier(CLK_LOCAL_MEM_FENCE);
-#pragma unroll
-		for (int kk = 0; kk < KC; ++kk) {
-			double a[4], b[4];
-			for (int i = 0; i < 4; ++i)
-				a[i] = As[(ty + 16 * i) * KC + kk];
-			for (int j = 0; j < 4; ++j)
-				b[j] = Bs[kk * TS + tx + 16 * j];
-			for (int i = 0; i < 4; ++i)
-				for (int j = 0; j < 4; ++j)
-					acc[i][j] = fma(a[i], b[j], acc[i][j]);
-		}
-		barrier(CLK_LOCAL_MEM_FENCE);
-	}
-	for (int i = 0; i < 4; ++i) {
-		const int r = r0 + ty + 16 * i;
-		if (r >= N)
-			continue;
-		for (int j = 0; j < 4; ++j) {
-			const int c = c0 + tx + 16 * j;
-			if (c < N)
-				A[IDX(r, c)] -= acc[i][j];
-		}
 	}
 }

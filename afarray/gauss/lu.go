@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/oclsolve/oclsolve/afarray/dense"
 	"github.com/oclsolve/oclsolve/kernels"
 	"gonum.org/v1/gonum/mat"
 )
@@ -38,7 +39,6 @@ var (
 // Work-group sizes of the other blocked LU kernels.
 const (
 	luSwapLocal = 64 // columns per work-group of the exchange + triangular solve
-	luGemmTile  = 64 // output tile edge of the update (16 x 16 work-items)
 	luSolveTile = 64 // rows per launch of the triangular solves, each staged in local memory
 )
 
@@ -205,18 +205,29 @@ func factorBlocked(dev *kernels.Device, prog *kernels.Program, a, ipiv, status *
 	if phase == nil {
 		phase = func(int) error { return nil }
 	}
-	var ks [5]*kernels.Kernel
-	for i, name := range []string{"lu_panel_start", "lu_panel_step", "lu_swap_panel", "lu_swap_trsm", "lu_gemm"} {
+	var ks [3]*kernels.Kernel
+	for i, name := range []string{"lu_panel", "lu_swap_panel", "lu_swap_trsm"} {
 		k, err := prog.Kernel(name)
 		if err != nil {
 			return err
 		}
 		ks[i] = k
 	}
-	start, step, swapPanel, swap, gemm := ks[0], ks[1], ks[2], ks[3], ks[4]
-	pl := floorPow2(min(luPanelLocal, start.MaxWorkGroupSize(), step.MaxWorkGroupSize()))
+	panel, swapPanel, swap := ks[0], ks[1], ks[2]
+	eng, err := dense.For(dev, dense.Float64)
+	if err != nil {
+		return err
+	}
+	pl := floorPow2(min(luPanelLocal, panel.MaxWorkGroupSize()))
 	sl := floorPow2(min(luSwapLocal, swap.MaxWorkGroupSize()))
-	maxGroups := max(1, luPanelGroupsPerCU*dev.Info().ComputeUnits)
+	// The panel's groups wait for each other (grid_sync in lu.cl), so all
+	// must be resident at once: a few per compute unit on a GPU, one
+	// elsewhere (PoCL runs groups on as many threads as cores and gives no
+	// such promise).
+	maxGroups := 1
+	if isGPU(dev) {
+		maxGroups = max(1, luPanelGroupsPerCU*dev.Info().ComputeUnits)
+	}
 
 	var scratch []*kernels.Buffer
 	defer func() {
@@ -242,6 +253,10 @@ func factorBlocked(dev *kernels.Device, prog *kernels.Program, a, ipiv, status *
 	if err != nil {
 		return err
 	}
+	count, err := alloc(4)
+	if err != nil {
+		return err
+	}
 	var pm [2]*kernels.Buffer
 	var pi [2]*kernels.Buffer
 	for i := range pm {
@@ -252,23 +267,20 @@ func factorBlocked(dev *kernels.Device, prog *kernels.Program, a, ipiv, status *
 			return err
 		}
 	}
+	// The row-major matrix read as column-major with leading dimension ld
+	// is its transpose, so the update A22 -= L21 U12 is the column-major
+	// product A22^T -= U12^T L21^T on the same buffer.
+	at := dense.Mat{Buf: a, Rows: ld, Cols: ld, LD: ld}
 	for k := 0; k < ld; k += nb {
 		// Enough work-groups to spread the panel's rows over the device,
 		// each with at least luPanelRowsPerGroup rows.
 		groups := max(1, min(maxGroups, (ld-k+luPanelRowsPerGroup-1)/luPanelRowsPerGroup))
-		g := []int{groups * pl}
-		l := []int{pl}
-		if pivot {
-			if err := start.Launch(g, l, ld, k, a, pm[0], pi[0], kernels.Local(8*pl), kernels.Local(4*pl)); err != nil {
-				return errKernel("lu_panel_start", err)
-			}
+		if err := count.Fill([]byte{0, 0, 0, 0}, 0, 4); err != nil {
+			return err
 		}
-		for j := 0; j < nb; j++ {
-			in, out := j%2, (j+1)%2
-			if err := step.Launch(g, l, ld, k, j, boolInt(pivot), a, usedAt, pivrow, ipiv, pm[in], pi[in], pm[out], pi[out],
-				status, tol, kernels.Local(8*pl), kernels.Local(4*pl), kernels.Local(8*nb)); err != nil {
-				return errKernel("lu_panel_step", err)
-			}
+		if err := panel.Launch([]int{groups * pl}, []int{pl}, ld, k, boolInt(pivot), a, usedAt, pivrow, ipiv,
+			pm[0], pi[0], pm[1], pi[1], status, tol, count, kernels.Local(8*pl), kernels.Local(4*pl), kernels.Local(8*nb)); err != nil {
+			return errKernel("lu_panel", err)
 		}
 		if err := swapPanel.Launch([]int{kernels.RoundUp(nb, 64)}, []int{64}, ld, k, a, ipiv); err != nil {
 			return errKernel("lu_swap_panel", err)
@@ -286,9 +298,8 @@ func factorBlocked(dev *kernels.Device, prog *kernels.Program, a, ipiv, status *
 			return err
 		}
 		if m := ld - k - nb; m > 0 {
-			g := (m + luGemmTile - 1) / luGemmTile * 16
-			if err := gemm.Launch([]int{g, g}, []int{16, 16}, ld, k, a); err != nil {
-				return errKernel("lu_gemm", err)
+			if err := eng.Gemm(false, false, -1, at.Sub(k+nb, k, m, nb), at.Sub(k, k+nb, nb, m), 1, at.Sub(k+nb, k+nb, m, m)); err != nil {
+				return errKernel("update", err)
 			}
 		}
 		if err := phase(2); err != nil {
