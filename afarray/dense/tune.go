@@ -75,6 +75,8 @@ var Configs = []Config{
 	{64, 64, 8, 8, 8},
 	{32, 32, 16, 4, 4},
 	{64, 32, 16, 8, 4},
+	{64, 128, 8, 8, 8},
+	{128, 64, 8, 8, 8},
 }
 
 // candidates returns the configurations worth timing on dev. On a CPU

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"math/rand"
 	"os"
 	"sort"
@@ -37,7 +38,10 @@ type denseBenchResult struct {
 	GFLOPS  float64 `json:"gflops"`
 	FactorS float64 `json:"factor_s,omitempty"` // cholesky and lu: the factorization alone
 	SolveS  float64 `json:"solve_s,omitempty"`  // cholesky and lu: the solve alone
-	Error   string  `json:"error,omitempty"`
+	// BackwardError is ||b - A x||inf / (||A||inf ||x||inf + ||b||inf) of
+	// the last solve (cholesky and lu), computed on the host.
+	BackwardError float64 `json:"backward_error,omitempty"`
+	Error         string  `json:"error,omitempty"`
 }
 
 type denseBenchReport struct {
@@ -328,7 +332,8 @@ func spdHost(n int, rng *rand.Rand) *mat.Dense {
 func benchDenseCholesky(n, reps int) (r denseBenchResult) {
 	r = denseBenchResult{Op: "cholesky", DType: "float64", N: n}
 	fail := func(err error) denseBenchResult { r.Error = err.Error(); return r }
-	a, err := afarray.FromDense(spdHost(n, rand.New(rand.NewSource(2))))
+	host := spdHost(n, rand.New(rand.NewSource(2)))
+	a, err := afarray.FromDense(host)
 	if err != nil {
 		return fail(err)
 	}
@@ -361,6 +366,15 @@ func benchDenseCholesky(n, reps int) (r denseBenchResult) {
 		}
 		t2 := time.Now()
 		c.Release()
+		xs, err := x.Float64s()
+		if err != nil {
+			return fail(err)
+		}
+		ones := make([]float64, n)
+		for i := range ones {
+			ones[i] = 1
+		}
+		r.BackwardError = hostBackwardError(host, xs, ones)
 		if i > 0 {
 			bestF, bestS = min(bestF, t1.Sub(t)), min(bestS, t2.Sub(t1))
 		}
@@ -387,11 +401,12 @@ func benchDenseLU(dev *kernels.Device, n, reps int) (r denseBenchResult) {
 	}
 	bestF, bestS := time.Duration(1<<62), time.Duration(1<<62)
 	for i := 0; i <= reps; i++ {
-		_, rp, err := gauss.Solve(dev, a, b, gauss.Options{Pivot: true, Variant: gauss.VariantBlocked})
+		x, rp, err := gauss.Solve(dev, a, b, gauss.Options{Pivot: true, Variant: gauss.VariantBlocked})
 		if err != nil {
 			r.Error = err.Error()
 			return r
 		}
+		r.BackwardError = hostBackwardError(a, x, b)
 		if i > 0 {
 			bestF, bestS = min(bestF, rp.Eliminate), min(bestS, rp.BackSubstitution)
 		}
@@ -402,15 +417,32 @@ func benchDenseLU(dev *kernels.Device, n, reps int) (r denseBenchResult) {
 	return r
 }
 
+// hostBackwardError returns ||b - A x||inf / (||A||inf ||x||inf + ||b||inf).
+func hostBackwardError(a *mat.Dense, x, b []float64) float64 {
+	n, _ := a.Dims()
+	var rmax, anorm, xmax, bmax float64
+	for i := 0; i < n; i++ {
+		row := a.RawRowView(i)
+		s, rs := b[i], 0.0
+		for j, v := range row {
+			s -= v * x[j]
+			rs += math.Abs(v)
+		}
+		rmax, anorm = math.Max(rmax, math.Abs(s)), math.Max(anorm, rs)
+		xmax, bmax = math.Max(xmax, math.Abs(x[i])), math.Max(bmax, math.Abs(b[i]))
+	}
+	return rmax / (anorm*xmax + bmax)
+}
+
 func printDenseBench(w io.Writer, rep denseBenchReport) {
 	fmt.Fprintf(w, "Dense kernels on %s\n", rep.Device)
 	for dt, c := range rep.Configs {
 		fmt.Fprintf(w, "GEMM tiles %s: %s\n", dt, c)
 	}
-	fmt.Fprintf(w, "\n| op | dtype | n | block | config | time (ms) | GFLOP/s | factor (ms) | solve (ms) |\n|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(w, "\n| op | dtype | n | block | config | time (ms) | GFLOP/s | factor (ms) | solve (ms) | backward error |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rep.Results {
 		if r.Error != "" {
-			fmt.Fprintf(w, "| %s | %s | %d | | | error: %s | | | |\n", r.Op, r.DType, r.N, r.Error)
+			fmt.Fprintf(w, "| %s | %s | %d | | | error: %s | | | | |\n", r.Op, r.DType, r.N, r.Error)
 			continue
 		}
 		blk := ""
@@ -419,10 +451,10 @@ func printDenseBench(w io.Writer, rep denseBenchReport) {
 		} else if r.Op == "potrf" {
 			blk = "rec"
 		}
-		fs, ss := "", ""
+		fs, ss, be := "", "", ""
 		if r.FactorS > 0 {
-			fs, ss = fmt.Sprintf("%.3f", r.FactorS*1e3), fmt.Sprintf("%.3f", r.SolveS*1e3)
+			fs, ss, be = fmt.Sprintf("%.3f", r.FactorS*1e3), fmt.Sprintf("%.3f", r.SolveS*1e3), fmt.Sprintf("%.1e", r.BackwardError)
 		}
-		fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %.3f | %.1f | %s | %s |\n", r.Op, r.DType, r.N, blk, r.Config, r.TimeS*1e3, r.GFLOPS, fs, ss)
+		fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %.3f | %.1f | %s | %s | %s |\n", r.Op, r.DType, r.N, blk, r.Config, r.TimeS*1e3, r.GFLOPS, fs, ss, be)
 	}
 }
