@@ -23,6 +23,14 @@ static cl_int oclsolve_program_binary(cl_program p, unsigned char *dst, size_t l
 	return clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof(bins), bins, NULL);
 }
 
+static cl_int oclsolve_marker(cl_command_queue q, cl_event *ev) {
+	return clEnqueueMarkerWithWaitList(q, 0, NULL, ev);
+}
+
+static cl_int oclsolve_wait(cl_event ev) {
+	return clWaitForEvents(1, &ev);
+}
+
 static cl_int oclsolve_enqueue(cl_command_queue q, cl_kernel k, cl_uint dim,
 		const size_t *global, const size_t *local) {
 	return clEnqueueNDRangeKernel(q, k, dim, NULL, global, local, 0, NULL, NULL);
@@ -227,6 +235,21 @@ func enqueue(q *cl.CommandQueue, rk rawKernel, global, local []int) error {
 func flush(q *cl.CommandQueue) error { return check("clFlush", C.clFlush(rawQueue(q))) }
 
 func finish(q *cl.CommandQueue) error { return check("clFinish", C.clFinish(rawQueue(q))) }
+
+// rawEvent is an OpenCL event handle.
+type rawEvent struct{ e C.cl_event }
+
+// enqueueMarker enqueues a marker, an event that completes when every
+// command enqueued before it has.
+func enqueueMarker(q *cl.CommandQueue) (rawEvent, error) {
+	var ev C.cl_event
+	err := check("clEnqueueMarkerWithWaitList", C.oclsolve_marker(rawQueue(q), &ev))
+	return rawEvent{ev}, err
+}
+
+func (ev rawEvent) wait() error { return check("clWaitForEvents", C.oclsolve_wait(ev.e)) }
+
+func (ev rawEvent) release() { C.clReleaseEvent(ev.e) }
 
 // Buffer transfers without events. blocking reads and writes into Go memory
 // are allowed by cgo's pointer rules because the call returns only when the

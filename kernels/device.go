@@ -32,6 +32,9 @@ type Device struct {
 	programs programCache
 	mem      memoryAccount
 	launches atomic.Int64
+	ready    atomic.Bool // the context and queue exist
+	canceled atomic.Bool // see Cancel
+	pace     pacer       // guarded by mu
 }
 
 var (
@@ -206,6 +209,7 @@ func (d *Device) init() error {
 			return
 		}
 		d.ctx, d.queue = ctx, q
+		d.ready.Store(true)
 	})
 	return d.initErr
 }
@@ -231,5 +235,9 @@ func (d *Device) Finish() error {
 	if err := finish(d.queue); err != nil {
 		return fmt.Errorf("%w (on %s)", err, d.info.Name)
 	}
+	d.unpace()
 	return nil
 }
+
+// initialized reports whether the device's context and queue exist.
+func (d *Device) initialized() bool { return d.ready.Load() }

@@ -191,6 +191,9 @@ func (k *Kernel) Launch(global, local []int, args ...any) error {
 	if size > k.wg {
 		return fmt.Errorf("%w: %s: local size %v exceeds the kernel's maximum work-group size %d on %s", ErrLaunch, k.name, local, k.wg, d.info.Name)
 	}
+	if d.canceled.Load() {
+		return fmt.Errorf("%s on %s: %w", k.name, d.info.Name, ErrCanceled)
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for i, a := range args {
@@ -202,7 +205,7 @@ func (k *Kernel) Launch(global, local []int, args ...any) error {
 		return fmt.Errorf("%s: %w", k.name, err)
 	}
 	d.launches.Add(1)
-	return nil
+	return d.paced()
 }
 
 func (k *Kernel) setArg(i int, a any) error {

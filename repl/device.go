@@ -27,8 +27,23 @@ type Devices interface {
 	Select(spec string) (Device, error)
 }
 
+// Canceler is implemented by device layers whose queued work an interrupt
+// can stop: Interrupt calls CancelWork, and the evaluation, once it has
+// returned, calls ResumeWork, which waits for the queue to drain.
+type Canceler interface {
+	CancelWork()
+	ResumeWork() error
+}
+
 // openCLDevices is Devices over package kernels.
 type openCLDevices struct{}
+
+// CancelWork makes every device's next launch fail with
+// kernels.ErrCanceled, so that a solver's long launch sequence stops.
+func (openCLDevices) CancelWork() { kernels.CancelAll() }
+
+// ResumeWork drains the canceled queues and makes the devices usable.
+func (openCLDevices) ResumeWork() error { return kernels.ResumeAll() }
 
 type openCLDevice struct{ d *kernels.Device }
 

@@ -190,11 +190,17 @@ func (e *Engine) Eval(src string) (Result, error) {
 
 // Interrupt stops the running evaluation, if any, at its next loop
 // iteration or function call in interpreted code; Eval then returns an
-// error wrapping ErrInterrupted. Compiled code (a device kernel, a gonum
+// error wrapping ErrInterrupted. Device work stops too: the devices'
+// next launches fail with kernels.ErrCanceled, so a solver in the middle
+// of thousands of launches returns at once, and Eval returns after the
+// little work already queued has drained. Other compiled code (a gonum
 // call) runs to completion first.
 func (e *Engine) Interrupt() {
 	if e.running.Load() {
 		e.interrupted.Store(true)
+		if c, ok := e.devices.(Canceler); ok {
+			c.CancelWork()
+		}
 		e.ir.Interrupt(os.Interrupt)
 	}
 }
@@ -224,19 +230,38 @@ func (e *Engine) evalGo(src string) (res Result, err error) {
 	if err := checkImports(src); err != nil {
 		return Result{}, err
 	}
-	e.onEngine(func() { res, err = e.evalOnEngine(src) })
+	var guard *stackGuard
+	e.onEngine(func() { res, err = e.evalOnEngine(src, &guard) })
+	if guard != nil && guard.tripped {
+		guard.shrink() // the engine's goroutine is idle now
+	}
 	return res, err
 }
 
 // evalOnEngine is evalGo on the engine's goroutine.
-func (e *Engine) evalOnEngine(src string) (res Result, err error) {
+func (e *Engine) evalOnEngine(src string, guardp **stackGuard) (res Result, err error) {
+	if c, ok := e.devices.(Canceler); ok {
+		// An interrupt that came as the previous evaluation ended may
+		// have left the devices canceled.
+		if err := c.ResumeWork(); err != nil {
+			return res, fmt.Errorf("%w: %w", ErrEval, err)
+		}
+	}
 	e.interrupted.Store(false)
 	e.running.Store(true)
 	guard := startStackGuard(func() { e.ir.Interrupt(os.Interrupt) })
+	*guardp = guard
 	defer func() {
 		r := recover()
 		tripped := guard.finish()
 		e.running.Store(false)
+		if c, ok := e.devices.(Canceler); ok && e.interrupted.Load() {
+			// The device work the interrupt canceled has drained; the
+			// next evaluation starts on an empty queue.
+			if rerr := c.ResumeWork(); rerr != nil && r == nil && err == nil {
+				err = fmt.Errorf("%w: after the interrupt: %w", ErrEval, rerr)
+			}
+		}
 		switch {
 		case tripped:
 			res = Result{}

@@ -440,3 +440,93 @@ func TestLineMarksKeepMeaning(t *testing.T) {
 		}
 	}
 }
+
+// TestInterruptStopsDeviceWork interrupts a thesis Gauss-Jordan solve,
+// thousands of launches, on the real default device (PoCL in CI): Eval
+// must return within a second of Interrupt with the queue drained, and the
+// device must solve correctly afterwards.
+func TestInterruptStopsDeviceWork(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a long device solve")
+	}
+	var out strings.Builder
+	e, err := New(Options{Stdout: &out, Stderr: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Devices().Current(); err != nil {
+		t.Skipf("no OpenCL device: %v", err)
+	}
+	eval(t, e, `import "github.com/oclsolve/oclsolve/afarray/solver"`)
+	// A diagonally dominant matrix of order 1500: the thesis variant makes
+	// one launch per column, each streaming the whole augmented matrix.
+	eval(t, e, `func system(n int) (*afarray.Array, *afarray.Array) {
+	d := mat.NewDense(n, n, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			d.Set(i, j, 1/float64(1+i+j))
+		}
+		d.Set(i, i, float64(n))
+	}
+	ones := make([]float64, n)
+	for i := range ones {
+		ones[i] = 1
+	}
+	a, _ := afarray.FromDense(d)
+	b, _ := afarray.FromFloat64s(ones)
+	return a, b
+}`)
+	eval(t, e, "a, b := system(1500)")
+	done := make(chan error, 1)
+	var solveStart time.Time
+	go func() {
+		solveStart = time.Now()
+		_, err := e.Eval("x, err := solver.GaussJordan(a, b, solver.Thesis)\nerr")
+		done <- err
+	}()
+	time.Sleep(1500 * time.Millisecond)
+	start := time.Now()
+	e.Interrupt()
+	select {
+	case err = <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("Eval did not return within 60 s of Interrupt")
+	}
+	took := time.Since(start)
+	if err == nil {
+		t.Skipf("the solve finished in %v, before the interrupt", time.Since(solveStart))
+	}
+	if !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("interrupted solve: %v", err)
+	}
+	t.Logf("Eval returned %v after Interrupt: %v", took, err)
+	if took > time.Second {
+		t.Errorf("Eval returned %v after Interrupt, want under 1 s", took)
+	}
+	// The device is usable: a small solve is right.
+	r := eval(t, e, `a2, b2 := system(50)
+x2, err2 := solver.GaussJordan(a2, b2, solver.Thesis)
+v, _ := x2.Float64s()
+r := b2.Float64s
+_ = r
+err2 == nil && len(v) == 50 && v[0] > 0 && v[0] < 1`)
+	if len(r.Values) != 1 || r.Values[0] != true {
+		t.Fatalf("solve after the interrupt: %v (%s)", r.Values, out.String())
+	}
+}
+
+// TestNoFalseStackOverflow: after a runaway recursion was stopped, long
+// ordinary evaluations (during which the runtime collects garbage and
+// shrinks stacks) are not mistaken for another one.
+func TestNoFalseStackOverflow(t *testing.T) {
+	e, _, _ := newTestEngine(t)
+	if _, err := e.Eval("func f(n int) int { return f(n+1) + 1 }\nf(0)"); !errors.Is(err, ErrStackOverflow) {
+		t.Fatalf("runaway recursion: %v", err)
+	}
+	for i := 0; i < 3; i++ {
+		eval(t, e, "s := 0\nfor k := 0; k < 2000000; k++ { s += k % 7; if k % 100000 == 0 { _ = make([]byte, 1<<20) } }")
+	}
+	if _, err := e.Eval("f(0)"); !errors.Is(err, ErrStackOverflow) {
+		t.Fatalf("second runaway recursion: %v", err)
+	}
+}

@@ -72,15 +72,22 @@ func startStackGuard(interrupt func()) *stackGuard {
 }
 
 // finish stops the guard and reports whether it interrupted the
-// evaluation. After a trip it collects garbage twice, which shrinks the
-// stack the runaway evaluation left behind (the runtime halves an unused
-// stack per collection), so that the next evaluation starts small.
+// evaluation.
 func (g *stackGuard) finish() bool {
 	close(g.stop)
 	g.done.Wait()
-	if g.tripped {
-		runtime.GC()
+	return g.tripped
+}
+
+// shrink makes the runtime give back the stack a stopped runaway
+// evaluation left on the engine's goroutine. It must run while that
+// goroutine is idle: each collection halves an idle goroutine's oversized
+// stack. Left at hundreds of MiB, the stack would let the next runaway
+// recursion reach the runtime's limit without growing (no allocation for
+// the guard to see), and each later halving would allocate enough to look
+// like a runaway itself.
+func (g *stackGuard) shrink() {
+	for i := 0; i < 12 && stackBytes() > g.baseline+StackLimit/8; i++ {
 		runtime.GC()
 	}
-	return g.tripped
 }
