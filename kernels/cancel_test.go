@@ -83,3 +83,29 @@ func TestCancelStopsQueuedWork(t *testing.T) {
 		t.Fatalf("after Resume: %v, y[0] = %g", err, v[0])
 	}
 }
+
+// BenchmarkTinyLaunches measures the cost per launch of a long sequence of
+// tiny launches, where the pacing's markers would show if they cost much.
+func BenchmarkTinyLaunches(b *testing.B) {
+	d := testDevice(b)
+	prog, err := d.Build("-DREAL=double", Source{Name: "axpy.cl", Text: axpySrc})
+	if err != nil {
+		b.Fatal(err)
+	}
+	k, _ := prog.Kernel("axpy")
+	x, _ := d.Alloc(8 * 64)
+	y, _ := d.Alloc(8 * 64)
+	defer x.Release()
+	defer y.Release()
+	x.Write(0, make([]float64, 64))
+	y.Write(0, make([]float64, 64))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := k.Launch([]int{64}, []int{64}, 64, 0.5, x, y); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := d.Finish(); err != nil {
+		b.Fatal(err)
+	}
+}
