@@ -49,3 +49,21 @@ func BenchmarkWriteMatrixMarket(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkOrderFile measures RCM and the automatic choice on the benchmark
+// file (OCLSOLVE_BENCH_MTX, else bcsstk38).
+func BenchmarkOrderFile(b *testing.B) {
+	d, err := ReadMatrixMarketFile(benchMatrixFile(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, m := range []string{OrderRCM, OrderAuto} {
+		b.Run(m, func(b *testing.B) {
+			for b.Loop() {
+				if _, _, err := Order(d.COO, m); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -137,15 +137,26 @@ func orderAuto(c *COO, method Ordering) ([]int, Ordering, error) {
 	if method == OrderAutoProfile {
 		measure = Profile
 	}
+	m0, err := measure(c, nil)
+	if err != nil {
+		return nil, "", err
+	}
+	// No ordering can store less than the off-diagonal entries of the
+	// lower triangle (plus the diagonal, for the skyline). When the natural
+	// order is already within autoSlack of that, RCM cannot save what it
+	// costs: keep the natural order without running it.
+	lb := offDiagonalLower(c)
+	if method != OrderAutoProfile {
+		lb += int64(c.Rows)
+	}
+	if float64(m0) <= autoSlack*float64(lb) {
+		return identity(c.Rows), OrderNatural, nil
+	}
 	p, err := ReverseCuthillMcKee(c)
 	if err != nil {
 		return nil, "", err
 	}
 	mr, err := measure(c, p)
-	if err != nil {
-		return nil, "", err
-	}
-	m0, err := measure(c, nil)
 	if err != nil {
 		return nil, "", err
 	}
@@ -161,4 +172,22 @@ func identity(n int) []int {
 		p[i] = i
 	}
 	return p
+}
+
+// autoSlack is how close to the least possible storage the natural order
+// must be for the automatic choices to skip RCM.
+const autoSlack = 1.05
+
+// offDiagonalLower counts the entries below the diagonal of the symmetric
+// structure of c (a general c counts those of its lower triangle; a
+// duplicate counts twice, so the count bounds storage from below only for a
+// compacted c, which is what readers and generators give).
+func offDiagonalLower(c *COO) int64 {
+	var k int64
+	for e := range c.I {
+		if c.I[e] > c.J[e] || (c.Symmetric && c.I[e] < c.J[e]) {
+			k++
+		}
+	}
+	return k
 }

@@ -1,5 +1,7 @@
 package sparse
 
+import "runtime"
+
 // Envelope measures of a symmetric matrix under an ordering, with the
 // definitions of the matrix INDEX: for row i of the lower triangle, f(i) is
 // its first stored column (f(i) = i for a row with only its diagonal); the
@@ -50,26 +52,64 @@ func envelope(c *COO, perm []int) (int, int64, error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	first := make([]int32, c.Rows)
-	for i := range first {
-		first[i] = int32(i)
-	}
-	for k := range c.V {
-		i, j := c.I[k], c.J[k]
-		if inv != nil {
-			i, j = int32(inv[i]), int32(inv[j])
-		}
-		if i < j {
-			i, j = j, i
-		}
-		first[i] = min(first[i], j)
-	}
+	// first[i]: the first column of row i of the lower triangle.
+	first := reduceTriangle(c, inv, false)
 	bw, prof := 0, int64(0)
 	for i, f := range first {
 		bw = max(bw, i-int(f))
 		prof += int64(i - int(f))
 	}
 	return bw, prof, nil
+}
+
+// reduceTriangle maps every entry to the lower triangle under inv (nil for
+// the identity) and returns, for each row, its first column (lastRow
+// false), or for each column, its last row (lastRow true); rows without
+// entries give their own index. Large matrices are split among the cores,
+// each with its own array, merged vertex range by vertex range.
+func reduceTriangle(c *COO, inv []int, lastRow bool) []int32 {
+	n, m := c.Rows, len(c.V)
+	workers := max(1, min(runtime.GOMAXPROCS(0), m/(1<<17), 64))
+	parts := make([][]int32, workers)
+	run(workers, workers, func(w int) {
+		out := make([]int32, n)
+		for i := range out {
+			out[i] = int32(i)
+		}
+		for k := m * w / workers; k < m*(w+1)/workers; k++ {
+			i, j := c.I[k], c.J[k]
+			if inv != nil {
+				i, j = int32(inv[i]), int32(inv[j])
+			}
+			if i < j {
+				i, j = j, i
+			}
+			if lastRow {
+				out[j] = max(out[j], i)
+			} else {
+				out[i] = min(out[i], j)
+			}
+		}
+		parts[w] = out
+	})
+	res := parts[0]
+	if workers > 1 {
+		ranges := max(1, min(runtime.GOMAXPROCS(0)*4, n/4096))
+		run(ranges, runtime.GOMAXPROCS(0), func(r int) {
+			for v := n * r / ranges; v < n*(r+1)/ranges; v++ {
+				x := res[v]
+				for _, p := range parts[1:] {
+					if lastRow {
+						x = max(x, p[v])
+					} else {
+						x = min(x, p[v])
+					}
+				}
+				res[v] = x
+			}
+		})
+	}
+	return res
 }
 
 // SKSLen returns the length of the thesis skyline storage (SKS.Len) of c
@@ -80,17 +120,7 @@ func SKSLen(c *COO, perm []int) (int64, error) {
 		return 0, err
 	}
 	n := c.Rows
-	lastRow := make([]int32, n)
-	for k := range c.V {
-		i, j := c.I[k], c.J[k]
-		if inv != nil {
-			i, j = int32(inv[i]), int32(inv[j])
-		}
-		if i < j {
-			i, j = j, i
-		}
-		lastRow[j] = max(lastRow[j], i)
-	}
+	lastRow := reduceTriangle(c, inv, true)
 	var total int64
 	last := int32(-1)
 	for j := 0; j < n; j++ {
