@@ -13,6 +13,11 @@ const (
 	FormatOpenFEM      = "openfem" // .nz .row .col (1-based full COO) and .fzs
 	FormatMatrixMarket = "mtx"     // <name>.mtx (symmetric, lower triangle) and <name>_b.mtx
 	FormatBoth         = "both"
+	// FormatNPZ writes <name>.npz, the lower triangle of K as
+	// scipy.sparse.save_npz writes a CSC matrix (uncompressed, with the
+	// "oclsolve_symmetric" mark that sparse.ReadNPZ honours; in SciPy the
+	// full matrix is L + L.T - diags(L.diagonal())), and <name>_b.npy, F.
+	FormatNPZ = "npz"
 )
 
 // FileName returns the base name WriteFiles uses: the model name and the
@@ -37,14 +42,16 @@ func (s *System) FileName() string {
 //   - FormatMatrixMarket: <name>.mtx, K as a "coordinate real symmetric"
 //     Matrix Market file (lower triangle), and <name>_b.mtx, F as an n×1
 //     array;
-//   - FormatBoth: all of them.
+//   - FormatBoth: both of them;
+//   - FormatNPZ: <name>.npz and <name>_b.npy, for SciPy and NumPy.
 //
 // <name> is FileName().
 func (s *System) WriteFiles(dir, format string) ([]string, error) {
 	openfem := format == FormatOpenFEM || format == FormatBoth
 	mtx := format == FormatMatrixMarket || format == FormatBoth
-	if !openfem && !mtx {
-		return nil, fmt.Errorf("%w: unknown file format %q (want openfem, mtx or both)", ErrMesh, format)
+	npz := format == FormatNPZ
+	if !openfem && !mtx && !npz {
+		return nil, fmt.Errorf("%w: unknown file format %q (want openfem, mtx, both or npz)", ErrMesh, format)
 	}
 	if s.K == nil || len(s.F) != s.K.Rows {
 		return nil, fmt.Errorf("%w: system has no matrix or a load vector of the wrong length", ErrMesh)
@@ -62,11 +69,23 @@ func (s *System) WriteFiles(dir, format string) ([]string, error) {
 			paths = append(paths, prefix+ext)
 		}
 	}
-	if mtx {
-		lower, err := s.K.Lower()
-		if err != nil {
+	var lower *sparse.COO
+	if mtx || npz {
+		var err error
+		if lower, err = s.K.Lower(); err != nil {
 			return nil, fmt.Errorf("fem: %w", err)
 		}
+	}
+	if npz {
+		if err := writeFile(prefix+".npz", func(f *os.File) error { return sparse.WriteNPZ(f, lower, "csc") }); err != nil {
+			return nil, err
+		}
+		if err := writeFile(prefix+"_b.npy", func(f *os.File) error { return sparse.WriteNPY(f, s.F) }); err != nil {
+			return nil, err
+		}
+		paths = append(paths, prefix+".npz", prefix+"_b.npy")
+	}
+	if mtx {
 		comment := fmt.Sprintf("oclsolve fem %s, mesh %s, %s numbering, n = %d\nE = %.6g Pa, nu = %g; units N, m",
 			s.Name, s.Grid, s.Numbering, s.NumDOF, s.Material.E, s.Material.Nu)
 		if err := writeFile(prefix+".mtx", func(f *os.File) error { return sparse.WriteMatrixMarket(f, lower, comment) }); err != nil {

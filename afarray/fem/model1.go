@@ -137,6 +137,11 @@ func abs(x int) int {
 
 // Model1 builds and assembles Model 1 on the grid of opts.
 func Model1(opts Model1Options) (*System, error) {
+	if opts.NX >= 1 && opts.NY >= 1 && opts.NZ >= 1 && opts.NX <= 1<<15 && opts.NY <= 1<<15 && opts.NZ <= 1<<15 {
+		if err := checkAssemblyMemory("Model 1", FormatGrid(opts.NX, opts.NY, opts.NZ), Model1DOFs(opts.NX, opts.NY, opts.NZ)); err != nil {
+			return nil, err
+		}
+	}
 	mesh, err := Model1Mesh(opts.NX, opts.NY, opts.NZ)
 	if err != nil {
 		return nil, err

@@ -54,6 +54,13 @@ type Model2Options struct {
 
 // Model2 builds and assembles Model 2 on the mesh of opts.
 func Model2(opts Model2Options) (*System, error) {
+	dofs, err := Model2DOFs(opts.A, opts.B, opts.C)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkAssemblyMemory("Model 2", FormatGrid(opts.A, opts.B, opts.C), dofs); err != nil {
+		return nil, err
+	}
 	mesh, err := Model2Mesh(opts.A, opts.B, opts.C)
 	if err != nil {
 		return nil, err

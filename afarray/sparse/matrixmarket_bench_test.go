@@ -67,3 +67,18 @@ func BenchmarkOrderFile(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkReadNPZ reads $OCLSOLVE_BENCH_NPZ (oclsolve gen --format npz).
+func BenchmarkReadNPZ(b *testing.B) {
+	p := os.Getenv("OCLSOLVE_BENCH_NPZ")
+	if p == "" {
+		b.Skip("OCLSOLVE_BENCH_NPZ not set")
+	}
+	st, _ := os.Stat(p)
+	b.SetBytes(st.Size())
+	for b.Loop() {
+		if _, err := ReadNPZ(p); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -15,7 +15,7 @@ import (
 func init() {
 	register(&command{
 		name:    "gen",
-		usage:   "model1|model2 (--order N | --mesh AxBxC) [--numbering natural|rcm] [--format openfem|mtx|both] -o DIR",
+		usage:   "model1|model2 (--order N | --mesh AxBxC) [--numbering natural|rcm] [--format openfem|mtx|both|npz] -o DIR",
 		summary: "generate a thesis FE stiffness system (cantilever or bridge pier)",
 		run:     func(args []string) error { return runGen(args, os.Stdout) },
 	})
@@ -33,7 +33,7 @@ func runGen(args []string, stdout io.Writer) error {
 	order := fs.Int("order", 0, "system order n: the mesh with exactly n DOFs, else the nearest")
 	meshArg := fs.String("mesh", "", "mesh AxBxC (model1: divisions along length, width, depth; model2: see package fem)")
 	numArg := fs.String("numbering", "", "node numbering, natural or rcm (default: natural for model1, rcm for model2, as in the thesis)")
-	format := fs.String("format", fem.FormatBoth, "output files: openfem, mtx or both")
+	format := fs.String("format", fem.FormatBoth, "output files: openfem, mtx, both, or npz (SciPy save_npz CSC of the lower triangle and a .npy load vector)")
 	dir := fs.String("o", "", "output directory (required)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return fmt.Errorf("%w: %w", errUsage, err)
@@ -47,8 +47,8 @@ func runGen(args []string, stdout io.Writer) error {
 	if (*order == 0) == (*meshArg == "") {
 		return fmt.Errorf("%w: give exactly one of --order and --mesh", errUsage)
 	}
-	if *format != fem.FormatOpenFEM && *format != fem.FormatMatrixMarket && *format != fem.FormatBoth {
-		return fmt.Errorf("%w: unknown format %q (want openfem, mtx or both)", errUsage, *format)
+	if *format != fem.FormatOpenFEM && *format != fem.FormatMatrixMarket && *format != fem.FormatBoth && *format != fem.FormatNPZ {
+		return fmt.Errorf("%w: unknown format %q (want openfem, mtx, both or npz)", errUsage, *format)
 	}
 	numName := *numArg
 	if numName == "" {

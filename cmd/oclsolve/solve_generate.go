@@ -36,6 +36,10 @@ func randomProblem(arg string, seed uint64, spd bool) (*solveProblem, error) {
 	if n > 46340 {
 		return nil, fmt.Errorf("%w: a dense random matrix of order %d has more than 2^31 entries", errUsage, n)
 	}
+	// The entries as a COO (16 bytes each) and the random values (8).
+	if err := sparse.CheckHostMemory(fmt.Sprintf("a dense random matrix of order %d", n), 24*int64(n)*int64(n)); err != nil {
+		return nil, err
+	}
 	vals, _ := makeRHS("random", n*n, seed+0x5eed)
 	c := &sparse.COO{Rows: n, Cols: n, I: make([]int32, 0, n*n), J: make([]int32, 0, n*n), V: make([]float64, 0, n*n)}
 	for j := 0; j < n; j++ {
