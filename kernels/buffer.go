@@ -181,6 +181,9 @@ func (b *Buffer) Write(off int64, data any) error {
 	}
 	b.dev.mu.Lock()
 	defer b.dev.mu.Unlock()
+	if n >= stagingMin && b.dev.useStaging() {
+		return b.dev.writeStaged(b.mem, off, stagedBytes(p, n))
+	}
 	return writeBuffer(b.dev.queue, b.mem, int(off), int(n), p)
 }
 
@@ -199,6 +202,9 @@ func (b *Buffer) Read(off int64, data any) error {
 	}
 	b.dev.mu.Lock()
 	defer b.dev.mu.Unlock()
+	if n >= stagingMin && b.dev.useStaging() {
+		return b.dev.readStaged(b.mem, off, stagedBytes(p, n))
+	}
 	return readBuffer(b.dev.queue, b.mem, int(off), int(n), p)
 }
 

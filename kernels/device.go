@@ -35,6 +35,8 @@ type Device struct {
 	ready    atomic.Bool // the context and queue exist
 	canceled atomic.Bool // see Cancel
 	pace     pacer       // guarded by mu
+	stage    staging     // pinned buffers for large transfers (staging.go)
+	staged   int8        // 0: pinned staging on GPUs only; 1: always; -1: never (tests, benchmarks)
 }
 
 var (
