@@ -57,8 +57,8 @@ func BenchmarkOrderFile(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, m := range []string{OrderRCM, OrderAuto} {
-		b.Run(m, func(b *testing.B) {
+	for _, m := range []Ordering{OrderRCM, OrderAuto} {
+		b.Run(string(m), func(b *testing.B) {
 			for b.Loop() {
 				if _, _, err := Order(d.COO, m); err != nil {
 					b.Fatal(err)
