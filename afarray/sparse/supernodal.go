@@ -20,9 +20,9 @@ import (
 // block's upper triangle unused), so L holds LPtr[NS] doubles.
 type Supernodal struct {
 	N        int
-	NS       int    // number of supernodes
+	NS       int      // number of supernodes
 	Ordering Ordering // the fill-reducing ordering used (amd, nd, rcm, natural)
-	Perm     []int  // Perm[new] = old
+	Perm     []int    // Perm[new] = old
 
 	Parent    []int // elimination tree in the new numbering
 	ColCounts []int // entries of each column of L, diagonal included
