@@ -304,7 +304,7 @@ func (f *snFactor) factorize(a *afarray.CSC, ordering sparse.Ordering) error {
 	if err != nil {
 		return err
 	}
-	perm, used, _, _, err := sparse.FillOrder(h, sparse.Ordering(ordering))
+	perm, used, _, _, err := sparse.FillOrder(h, ordering)
 	if err != nil {
 		return fmt.Errorf("solver: %s ordering: %w", f.name(), err)
 	}
@@ -451,7 +451,7 @@ func (f *snFactor) run(a *afarray.CSC, amap []int64) error {
 	if err != nil {
 		return err
 	}
-	f.stats = SupernodalStats{N: f.n, Ordering: string(sym.Ordering), NNZL: sym.NNZL, Stored: stored, Flops: sym.Flops,
+	f.stats = SupernodalStats{N: f.n, Ordering: sym.Ordering, NNZL: sym.NNZL, Stored: stored, Flops: sym.Flops,
 		Supernodes: sym.NS, Levels: len(sym.Levels), FactorTime: time.Since(start), FactorLaunches: f.dev.Launches() - launches}
 	for _, b := range []*kernels.Buffer{f.L, f.U, f.info, f.childPtr, f.childList, f.rel, f.rows, f.tasks, f.perm} {
 		f.stats.DeviceBytes += b.Size()
