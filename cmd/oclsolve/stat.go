@@ -108,6 +108,11 @@ func runStat(args []string) error {
 	if err != nil {
 		return err
 	}
+	// O(nnz) structural checks before anything of the declared order is
+	// allocated: a header may claim an order of billions.
+	if err := a.CheckStructure(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
 	st, err := computeStats(a)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)

@@ -1,0 +1,189 @@
+package sparse
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Structural checks: O(nnz) time, and memory proportional to what the input
+// actually holds, so that they can run before anything of the declared
+// order n is allocated. A header may declare an order of two billion with
+// one entry; such a matrix has empty rows, is singular, and is refused
+// here before a solver or an ordering allocates n of anything.
+
+var (
+	// ErrSingular reports a matrix that is singular by its structure
+	// alone: a row or column without any entry.
+	ErrSingular = errors.New("sparse: matrix is structurally singular")
+
+	// ErrNotPositiveDefinite reports a matrix whose diagonal already shows
+	// that it is not positive definite: a missing or non-positive entry.
+	ErrNotPositiveDefinite = errors.New("sparse: matrix is not positive definite")
+)
+
+// StructureError names the first row or column at fault, 0-based in the
+// matrix's own (file) numbering; Error prints it 1-based, as files number
+// rows.
+type StructureError struct {
+	Index   int     // 0-based row (or column) of the matrix as stored
+	Column  bool    // the index is a column
+	Count   int     // how many rows or columns share the fault
+	Value   float64 // the diagonal value, for a non-positive diagonal
+	Missing bool    // the diagonal entry is absent
+	Detail  string  // what else is known, or ""
+	Err     error   // ErrSingular or ErrNotPositiveDefinite
+}
+
+func (e *StructureError) Error() string {
+	what := "row"
+	if e.Column {
+		what = "column"
+	}
+	others := ""
+	if e.Count > 1 {
+		others = fmt.Sprintf(" (and %d more)", e.Count-1)
+	}
+	var msg string
+	switch {
+	case errors.Is(e.Err, ErrSingular):
+		msg = fmt.Sprintf("%s %d%s holds no entry: the matrix is singular", what, e.Index+1, others)
+	case e.Missing:
+		msg = fmt.Sprintf("diagonal entry (%d,%d)%s is missing: a positive definite matrix has every diagonal entry positive", e.Index+1, e.Index+1, others)
+	default:
+		msg = fmt.Sprintf("diagonal entry (%d,%d) is %g%s: a positive definite matrix has every diagonal entry positive", e.Index+1, e.Index+1, e.Value, others)
+	}
+	if e.Detail != "" {
+		msg += " (" + e.Detail + ")"
+	}
+	return msg
+}
+
+func (e *StructureError) Unwrap() error { return e.Err }
+
+// CheckStructure checks that the square matrix c can be nonsingular: its
+// order is at most what its entries can cover (nnz for a general matrix,
+// 2 nnz when each stored entry also stands for its mirror), and every row
+// and column holds an entry. The first test needs no memory at all, so an
+// absurd declared order is refused before anything of that size exists.
+func (c *COO) CheckStructure() error {
+	if err := c.checkSquare(); err != nil {
+		return err
+	}
+	n, nnz := c.Rows, c.NNZ()
+	cover := nnz
+	if c.Symmetric {
+		cover = 2 * nnz
+	}
+	if n > cover {
+		return &StructureError{Index: firstUncovered(c), Count: n - cover, Err: ErrSingular,
+			Detail: fmt.Sprintf("order %d with only %d stored entries: is the size in the header right?", n, nnz)}
+	}
+	rows := make([]bool, n)
+	cols := rows
+	if !c.Symmetric {
+		cols = make([]bool, n)
+	}
+	for k := range c.V {
+		rows[c.I[k]] = true
+		cols[c.J[k]] = true
+	}
+	if err := firstEmpty(rows, false); err != nil {
+		return err
+	}
+	return firstEmpty(cols, true)
+}
+
+// CheckDiagonal checks what Cholesky needs of the diagonal: every entry
+// present and positive (duplicates summed). Call CheckStructure first: it
+// bounds the order by the entries.
+func (c *COO) CheckDiagonal() error {
+	if err := c.checkSquare(); err != nil {
+		return err
+	}
+	n := c.Rows
+	if n > 2*c.NNZ() {
+		return c.CheckStructure()
+	}
+	d := make([]float64, n)
+	seen := make([]bool, n)
+	for k := range c.V {
+		if i := c.I[k]; i == c.J[k] {
+			d[i] += c.V[k]
+			seen[i] = true
+		}
+	}
+	var first *StructureError
+	for i := range d {
+		if seen[i] && d[i] > 0 {
+			continue
+		}
+		if first == nil {
+			first = &StructureError{Index: i, Value: d[i], Missing: !seen[i], Err: ErrNotPositiveDefinite}
+		}
+		if first.Missing == !seen[i] {
+			first.Count++
+		}
+	}
+	if first != nil {
+		return first
+	}
+	return nil
+}
+
+func (c *COO) checkSquare() error {
+	if c == nil {
+		return fmt.Errorf("%w: nil COO", ErrShape)
+	}
+	if c.Rows != c.Cols {
+		return fmt.Errorf("%w: the matrix is %dx%d, not square", ErrShape, c.Rows, c.Cols)
+	}
+	if len(c.I) != len(c.V) || len(c.J) != len(c.V) {
+		return fmt.Errorf("%w: COO slices have lengths I=%d J=%d V=%d", ErrShape, len(c.I), len(c.J), len(c.V))
+	}
+	for k := range c.V {
+		if i, j := c.I[k], c.J[k]; i < 0 || int(i) >= c.Rows || j < 0 || int(j) >= c.Cols {
+			return fmt.Errorf("%w: entry %d at (%d,%d) outside %dx%d", ErrIndex, k, i+1, j+1, c.Rows, c.Cols)
+		}
+	}
+	return nil
+}
+
+// firstUncovered returns the smallest row index with no entry, found
+// without allocating: the entries are few (fewer than the order), so
+// sorting is not needed; the smallest index not among them is at most
+// nnz.
+func firstUncovered(c *COO) int {
+	for i := 0; i <= c.NNZ(); i++ {
+		used := false
+		for k := range c.V {
+			if int(c.I[k]) == i || c.Symmetric && int(c.J[k]) == i {
+				used = true
+				break
+			}
+		}
+		if !used {
+			return i
+		}
+		if i > 64 { // quadratic beyond this; the count says the rest
+			break
+		}
+	}
+	return c.Rows - 1
+}
+
+func firstEmpty(has []bool, column bool) error {
+	var first *StructureError
+	for i, ok := range has {
+		if ok {
+			continue
+		}
+		if first == nil {
+			first = &StructureError{Index: i, Column: column, Err: ErrSingular}
+		}
+		first.Count++
+	}
+	if first != nil {
+		return first
+	}
+	return nil
+}
