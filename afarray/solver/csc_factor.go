@@ -23,6 +23,7 @@ type cscFactor struct {
 	elmL, colL, rowL *kernels.Buffer
 	supernodes       []cscSupernode  // fast schedule
 	work, dscr       *kernels.Buffer // fast: solve work vector, diagonal-block scratch
+	launches         *blockLaunches  // fast: the block kernels
 	ok               bool
 	stats            FactorStats
 }
@@ -69,21 +70,9 @@ func checkCSC(a *afarray.CSC) (*sparse.CSC, error) {
 	return h, nil
 }
 
-// cscUploadInt32 copies host indices into a new device buffer.
-func cscUploadInt32(dev *kernels.Device, v []int32) (*kernels.Buffer, error) {
-	buf, err := dev.Alloc(int64(4 * len(v)))
-	if err != nil {
-		return nil, err
-	}
-	if err := buf.Write(0, v); err != nil {
-		buf.Release()
-		return nil, err
-	}
-	return buf, nil
-}
-
-func (f *cscFactor) factorize(a *afarray.CSC, v Variant) error {
+func (f *cscFactor) factorize(ldlt bool, a *afarray.CSC, v Variant) error {
 	f.release()
+	f.ldlt = ldlt
 	v, err := ParseVariant(string(v))
 	if err != nil {
 		return err
@@ -121,10 +110,10 @@ func (f *cscFactor) factorize(a *afarray.CSC, v Variant) error {
 		return err
 	}
 	start, launches := time.Now(), f.dev.Launches()
-	if f.colL, err = cscUploadInt32(f.dev, L.ColIdx); err != nil {
+	if f.colL, err = uploadInt32(f.dev, L.ColIdx); err != nil {
 		return err
 	}
-	if f.rowL, err = cscUploadInt32(f.dev, L.RowIdx); err != nil {
+	if f.rowL, err = uploadInt32(f.dev, L.RowIdx); err != nil {
 		return err
 	}
 	if f.elmL, err = f.dev.Alloc(int64(8 * f.nnzL)); err != nil {
@@ -137,42 +126,34 @@ func (f *cscFactor) factorize(a *afarray.CSC, v Variant) error {
 	if err != nil {
 		return err
 	}
-	if err := f.status.reset(); err != nil {
-		return err
-	}
-	if err := f.status.check(elmA, f.nnzA, stMatrix); err != nil {
-		return err
-	}
-	if v == Thesis {
-		err = f.thesisFactor(a)
-	} else {
-		err = f.fastFactor(elmA, amap)
-	}
-	if err != nil {
-		return err
-	}
-	if err := f.status.check(f.elmL, f.nnzL, stFactor); err != nil {
-		return err
-	}
-	st, pivot, err := f.status.read()
-	if err != nil {
-		return err
-	}
+	err = f.status.guardFactor(elmA, f.nnzA, f.elmL, f.nnzL, f.ldlt, func() error {
+		if v == Thesis {
+			return f.thesisFactor(a)
+		}
+		return f.fastFactor(elmA, amap)
+	})
 	f.stats = FactorStats{Variant: v, N: f.n, FactorLen: f.nnzL, SymbolicTime: symbolic, FactorTime: time.Since(start),
 		FactorLaunches: f.dev.Launches() - launches}
 	if v == Fast {
 		f.stats.Levels, f.stats.BlockWidth = len(f.supernodes), cscBlock
 	}
-	if err := factorError(st, pivot, f.ldlt); err != nil {
-		return err
-	}
-	f.ok = true
-	return nil
+	f.ok = err == nil
+	return err
 }
 
-func (f *cscFactor) solveTo(dst, b *afarray.Array) error { return sparseSolveTo(f, dst, b) }
+// SolveTo solves A x = b into dst (dst may be b). Both must be float64
+// vectors of length n on the factor's device. A NaN or Inf in b or in the
+// solution is reported as a *NonFiniteError.
+func (f *cscFactor) SolveTo(dst, b *afarray.Array) error { return sparseSolveTo(f, dst, b) }
 
-func (f *cscFactor) solve(b *afarray.Array) (*afarray.Array, error) { return sparseSolve(f, b) }
+// Solve solves A x = b into a new vector.
+func (f *cscFactor) Solve(b *afarray.Array) (*afarray.Array, error) { return sparseSolve(f, b) }
+
+// Stats describes the last factorization and solve.
+func (f *cscFactor) Stats() FactorStats { return f.stats }
+
+// Release frees the factor's device memory.
+func (f *cscFactor) Release() { f.release() }
 
 // state hands the shared solve path (sparse_solve.go) the factor's fields.
 func (f *cscFactor) state() (ok bool, dev *kernels.Device, n int, status *sparseStatus, v Variant, stats *FactorStats) {

@@ -101,32 +101,27 @@ func cscFillMap(a, L *sparse.CSC) []int32 {
 	return amap
 }
 
-func (f *cscFactor) fastKernel(name string, want, least int) (*kernels.Kernel, int, error) {
-	k, err := f.prog.Kernel(name)
-	if err != nil {
-		return nil, 0, err
+// steps returns the supernodes as the shared block schedule.
+func (f *cscFactor) steps() []blockStep {
+	out := make([]blockStep, len(f.supernodes))
+	for i, s := range f.supernodes {
+		out[i] = blockStep{below: s.m,
+			panel:  []any{f.elmL, f.colL, s.s0, s.ns, s.m},
+			update: []any{f.elmL, f.colL, f.rowL, f.n, f.nnzL, s.s0, s.ns, s.m, s.rb},
+			solve:  []any{f.elmL, f.colL, f.rowL, s.s0, s.ns, s.m, s.rb}}
 	}
-	local := sparsePow2Floor(min(want, k.MaxWorkGroupSize()))
-	if local < least {
-		return nil, 0, fmt.Errorf("%w: %s allows work-groups of %d items, needs %d", kernels.ErrLaunch, name, k.MaxWorkGroupSize(), least)
-	}
-	return k, local, nil
+	return out
 }
 
 func (f *cscFactor) fastFactor(elmA *kernels.Buffer, amap []int32) error {
-	fill, fl, err := f.fastKernel("csc_fill", 256, 1)
+	fill, fl, err := kernelLocal(f.prog, "csc_fill", 256, 1)
 	if err != nil {
 		return err
 	}
-	panel, pl, err := f.fastKernel("csc_panel", sksLocal, 1)
-	if err != nil {
+	if f.launches, err = newBlockLaunches(f.prog, "csc_panel", "csc_update", "csc_fwd", "csc_bwd"); err != nil {
 		return err
 	}
-	update, _, err := f.fastKernel("csc_update", sksSyrkLocal, sksSyrkLocal)
-	if err != nil {
-		return err
-	}
-	mapBuf, err := cscUploadInt32(f.dev, amap)
+	mapBuf, err := uploadInt32(f.dev, amap)
 	if err != nil {
 		return err
 	}
@@ -138,37 +133,12 @@ func (f *cscFactor) fastFactor(elmA *kernels.Buffer, amap []int32) error {
 	if err := fill.Launch([]int{groups * fl}, []int{fl}, elmA, mapBuf, f.nnzA, f.elmL); err != nil {
 		return err
 	}
-	for _, s := range f.supernodes {
-		groups := max(1, (s.m+pl-1)/pl)
-		if err := panel.Launch([]int{groups * pl}, []int{pl}, f.elmL, f.colL, s.s0, s.ns, s.m, f.dscr, f.status.buf, f.ldltArg()); err != nil {
-			return err
-		}
-		if s.m == 0 {
-			continue
-		}
-		t := (s.m + sksTile - 1) / sksTile
-		copyDiag := 0
-		if groups > 1 {
-			copyDiag = 1
-		}
-		if err := update.Launch([]int{t * (t + 1) / 2 * sksSyrkLocal}, []int{sksSyrkLocal}, f.elmL, f.colL, f.rowL, f.n, f.nnzL,
-			s.s0, s.ns, s.m, s.rb, f.dscr, copyDiag, f.status.buf, f.ldltArg()); err != nil {
-			return err
-		}
-	}
-	return nil
+	return f.launches.factor(f.steps(), f.dscr, f.status.buf, f.ldlt)
 }
 
 func (f *cscFactor) fastSolve(b, x *kernels.Buffer) error {
-	fwd, fl, err := f.fastKernel("csc_fwd", sksLocal, 1)
-	if err != nil {
-		return err
-	}
-	bwd, bl, err := f.fastKernel("csc_bwd", sksLocal, 32)
-	if err != nil {
-		return err
-	}
 	if f.work == nil {
+		var err error
 		if f.work, err = f.dev.Alloc(int64(8 * f.n)); err != nil {
 			return err
 		}
@@ -176,25 +146,5 @@ func (f *cscFactor) fastSolve(b, x *kernels.Buffer) error {
 	if err := b.CopyTo(f.work, 0, 0, int64(8*f.n)); err != nil {
 		return err
 	}
-	for _, s := range f.supernodes {
-		groups := max(1, (s.m+fl-1)/fl)
-		if err := fwd.Launch([]int{groups * fl}, []int{fl}, f.elmL, f.colL, f.rowL, s.s0, s.ns, s.m, s.rb, f.work, x, f.ldltArg()); err != nil {
-			return err
-		}
-	}
-	for i := len(f.supernodes) - 1; i >= 0; i-- {
-		s := f.supernodes[i]
-		if err := bwd.Launch([]int{bl}, []int{bl}, f.elmL, f.colL, f.rowL, s.s0, s.ns, s.m, s.rb, x, f.ldltArg()); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// ldltArg is the kernels' ldlt argument.
-func (f *cscFactor) ldltArg() int {
-	if f.ldlt {
-		return 1
-	}
-	return 0
+	return f.launches.solve(f.steps(), f.work, x, f.ldlt)
 }

@@ -22,15 +22,10 @@ func init() {
 }
 
 func (f *cscFactor) thesisKernel() (k *kernels.Kernel, global, local int, err error) {
-	name := "Cholesky_sparse_c"
 	if f.ldlt {
-		name = "ldlt_sparse_c"
+		return thesisKernel(f.prog, "ldlt_sparse_c")
 	}
-	if k, err = f.prog.Kernel(name); err != nil {
-		return nil, 0, 0, err
-	}
-	local = sparsePow2Floor(min(ThesisLocal, k.MaxWorkGroupSize()))
-	return k, ThesisGroups * local, local, nil
+	return thesisKernel(f.prog, "Cholesky_sparse_c")
 }
 
 func (f *cscFactor) thesisFactor(a *afarray.CSC) error {
@@ -57,18 +52,7 @@ func (f *cscFactor) thesisFactor(a *afarray.CSC) error {
 	if err := launch(0, -1); err != nil {
 		return err
 	}
-	for j := 0; j < f.n-1; j++ {
-		if err := launch(j, 0); err != nil {
-			return err
-		}
-		if err := launch(j, 1); err != nil {
-			return err
-		}
-	}
-	if f.ldlt { // the thesis never checks the last pivot; see SKSLDLT
-		return launch(f.n-1, 0)
-	}
-	return launch(0, 2)
+	return thesisFactorSteps(f.n, f.ldlt, launch)
 }
 
 func (f *cscFactor) thesisSolve(x *kernels.Buffer) error {
@@ -81,18 +65,5 @@ func (f *cscFactor) thesisSolve(x *kernels.Buffer) error {
 		return k.Launch([]int{global}, []int{local}, f.elmL, f.colL, f.rowL, f.elmL, f.colL, f.rowL, f.nnzA, f.nnzL, f.n,
 			x, kernels.Local(8*local), step, sstep, f.status.buf)
 	}
-	for j := 0; j < f.n-1; j++ {
-		if err := launch(j, 3); err != nil {
-			return err
-		}
-	}
-	if err := launch(0, 4); err != nil {
-		return err
-	}
-	for s := 0; s < f.n; s++ {
-		if err := launch(s, 5); err != nil {
-			return err
-		}
-	}
-	return nil
+	return thesisSolveSteps(f.n, launch)
 }

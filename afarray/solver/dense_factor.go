@@ -42,6 +42,12 @@ func (f *denseFactor) name() string {
 }
 
 // factorize factors a, on a device copy unless inPlace.
+// as sets the method (LDLT or Cholesky) before a factorization.
+func (f *denseFactor) as(ldlt bool) *denseFactor {
+	f.ldlt = ldlt
+	return f
+}
+
 func (f *denseFactor) factorize(a *afarray.Array, v Variant, inPlace bool) error {
 	f.release()
 	v, err := normVariant(v)
@@ -366,6 +372,40 @@ func (f *denseFactor) solveBlocked(a, x *kernels.Buffer) error {
 	}
 	return nil
 }
+
+// SolveTo solves A x = b into dst (vectors of n; dst may be b). It reports
+// NaN or Inf in b or in the solution as a *NonFiniteError, so it waits for
+// the device once.
+func (f *denseFactor) SolveTo(dst, b *afarray.Array) error { return f.solveTo(dst, b) }
+
+// Solve returns the solution of A x = b in a new array.
+func (f *denseFactor) Solve(b *afarray.Array) (*afarray.Array, error) {
+	if _, err := float64Buffer(b, f.name()+" right-hand side"); err != nil {
+		return nil, err
+	}
+	x, err := b.Copy()
+	if err != nil {
+		return nil, err
+	}
+	if err := f.solveTo(x, x); err != nil {
+		x.Release()
+		return nil, err
+	}
+	return x, nil
+}
+
+// Variant returns the variant of the last Factorize.
+func (f *denseFactor) Variant() Variant { return f.variant }
+
+// Order returns n (0 before Factorize).
+func (f *denseFactor) Order() int { return f.n }
+
+// Stats describes the last factorization and solve.
+func (f *denseFactor) Stats() FactorStats { return f.stats }
+
+// Release frees the factorization's device memory (the factor itself when
+// Factorize made the copy). Release is idempotent.
+func (f *denseFactor) Release() { f.release() }
 
 func (f *denseFactor) release() {
 	if f.owned && f.a != nil {

@@ -33,6 +33,7 @@ type sksFactor struct {
 	status   *sparseStatus
 	work     *kernels.Buffer // fast solve: working copy of b
 	dscr     *kernels.Buffer // fast factorization: B x B diagonal-block scratch
+	launches *blockLaunches  // fast: the block kernels
 	ok       bool
 	stats    FactorStats
 }
@@ -105,8 +106,9 @@ func (f *sksFactor) last(j int) int {
 	return j + int(f.index[j+1]-f.index[j]) - 1
 }
 
-func (f *sksFactor) factorize(a *afarray.SKS, v Variant, width int, copyElements bool) error {
+func (f *sksFactor) factorize(ldlt bool, a *afarray.SKS, v Variant, width int, copyElements bool) error {
 	f.release()
+	f.ldlt = ldlt
 	v, err := ParseVariant(string(v))
 	if err != nil {
 		return err
@@ -143,42 +145,35 @@ func (f *sksFactor) factorize(a *afarray.SKS, v Variant, width int, copyElements
 	if f.idx, err = a.Index.DeviceBuffer(); err != nil {
 		return err
 	}
-	if err := f.status.reset(); err != nil {
-		return err
-	}
-	if err := f.status.check(f.elm, f.nnz, stMatrix); err != nil {
-		return err
-	}
-	if v == Thesis {
-		err = f.thesisFactor()
-	} else {
-		err = f.fastFactor()
-	}
-	if err != nil {
-		return err
-	}
-	if err := f.status.check(f.elm, f.nnz, stFactor); err != nil {
-		return err
-	}
-	st, pivot, err := f.status.read()
-	if err != nil {
-		return err
-	}
+	err = f.status.guardFactor(f.elm, f.nnz, f.elm, f.nnz, f.ldlt, func() error {
+		if v == Thesis {
+			return f.thesisFactor()
+		}
+		return f.fastFactor()
+	})
 	f.stats = FactorStats{Variant: v, N: f.n, FactorLen: f.nnz, FactorTime: time.Since(start),
 		FactorLaunches: f.dev.Launches() - launches}
 	if v == Fast {
 		f.stats.BlockWidth = width
 	}
-	if err := factorError(st, pivot, f.ldlt); err != nil {
-		return err
-	}
-	f.ok = true
-	return nil
+	f.ok = err == nil
+	return err
 }
 
-func (f *sksFactor) solveTo(dst, b *afarray.Array) error { return sparseSolveTo(f, dst, b) }
+// SolveTo solves A x = b into dst (dst may be b). Both must be float64
+// vectors of length n on the factor's device. A NaN or Inf in b or in the
+// solution is reported as a *NonFiniteError.
+func (f *sksFactor) SolveTo(dst, b *afarray.Array) error { return sparseSolveTo(f, dst, b) }
 
-func (f *sksFactor) solve(b *afarray.Array) (*afarray.Array, error) { return sparseSolve(f, b) }
+// Solve solves A x = b into a new vector.
+func (f *sksFactor) Solve(b *afarray.Array) (*afarray.Array, error) { return sparseSolve(f, b) }
+
+// Stats describes the last factorization and solve.
+func (f *sksFactor) Stats() FactorStats { return f.stats }
+
+// Release frees the factor's own device memory (status, scratch, and the
+// copy made by Factorize). The matrix itself belongs to the caller.
+func (f *sksFactor) Release() { f.release() }
 
 // state hands the shared solve path (sparse_solve.go) the factor's fields.
 func (f *sksFactor) state() (ok bool, dev *kernels.Device, n int, status *sparseStatus, v Variant, stats *FactorStats) {

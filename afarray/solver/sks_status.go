@@ -83,6 +83,30 @@ func (s *sparseStatus) read() (st [stInts]int32, pivot float64, err error) {
 	return st, pivot, nil
 }
 
+// guardFactor runs factor between a reset of the status with a scan of its
+// input (nIn doubles of in) and a scan of its result (nOut doubles of out),
+// then reads the status once and returns the typed error of what the
+// kernels recorded, matrix problems first.
+func (s *sparseStatus) guardFactor(in *kernels.Buffer, nIn int, out *kernels.Buffer, nOut int, ldlt bool, factor func() error) error {
+	if err := s.reset(); err != nil {
+		return err
+	}
+	if err := s.check(in, nIn, stMatrix); err != nil {
+		return err
+	}
+	if err := factor(); err != nil {
+		return err
+	}
+	if err := s.check(out, nOut, stFactor); err != nil {
+		return err
+	}
+	st, pivot, err := s.read()
+	if err != nil {
+		return err
+	}
+	return factorError(st, pivot, ldlt)
+}
+
 // factorError turns the status after a factorization into the typed error
 // that explains it, matrix problems first.
 func factorError(st [stInts]int32, pivot float64, ldlt bool) error {
@@ -169,13 +193,4 @@ func sparseCheckVectors(dev *kernels.Device, n int, arrays ...*afarray.Array) er
 		}
 	}
 	return nil
-}
-
-// sparsePow2Floor returns the largest power of two <= n (n >= 1).
-func sparsePow2Floor(n int) int {
-	p := 1
-	for p*2 <= n {
-		p *= 2
-	}
-	return p
 }

@@ -10,9 +10,9 @@ import "github.com/oclsolve/oclsolve/afarray"
 // device copy of the elements that the factor owns and leaves A unchanged.
 //
 // Factorize once, then Solve or SolveTo for as many right-hand sides as
-// needed. The factor refers to the matrix's device storage: keep the matrix
-// alive, and unchanged, while the factor is in use. A factor is not safe for
-// concurrent use.
+// needed (sksFactor's methods). After FactorizeInPlace the factor refers to
+// the matrix's device storage: keep the matrix alive, and unchanged, while
+// the factor is in use. A factor is not safe for concurrent use.
 //
 // The Thesis variant reproduces the thesis's kernel (§4.8): 2n-1 launches to
 // factor and 2n to solve, each with 32 groups of 1024 items. The Fast
@@ -28,7 +28,7 @@ type SKSCholesky struct {
 	// means DefaultSKSBlockWidth. Set it before Factorize.
 	BlockWidth int
 
-	f sksFactor
+	sksFactor
 }
 
 // FactorizeInPlace computes the factor of a in place with variant v ("" means
@@ -38,8 +38,7 @@ type SKSCholesky struct {
 // whose pivot is not positive, a *NonFiniteError (ErrNonFinite) for NaN or
 // Inf in a, and errors matching ErrShape for a malformed matrix.
 func (c *SKSCholesky) FactorizeInPlace(a *afarray.SKS, v Variant) error {
-	c.f.ldlt = false
-	return c.f.factorize(a, v, c.BlockWidth, false)
+	return c.factorize(false, a, v, c.BlockWidth, false)
 }
 
 // Factorize is FactorizeInPlace on a device copy of a's elements, which the
@@ -47,27 +46,49 @@ func (c *SKSCholesky) FactorizeInPlace(a *afarray.SKS, v Variant) error {
 // DenseCholesky.Factorize), at the cost of a second copy of the elements on
 // the device.
 func (c *SKSCholesky) Factorize(a *afarray.SKS, v Variant) error {
-	c.f.ldlt = false
-	return c.f.factorize(a, v, c.BlockWidth, true)
+	return c.factorize(false, a, v, c.BlockWidth, true)
 }
-
-// SolveTo solves A x = b into dst (dst may be b). Both must be float64
-// vectors of length n on the factor's device. A NaN or Inf in b or in the
-// solution is reported as a *NonFiniteError.
-func (c *SKSCholesky) SolveTo(dst, b *afarray.Array) error { return c.f.solveTo(dst, b) }
-
-// Solve solves A x = b into a new vector.
-func (c *SKSCholesky) Solve(b *afarray.Array) (*afarray.Array, error) { return c.f.solve(b) }
-
-// Stats describes the last factorization and solve.
-func (c *SKSCholesky) Stats() FactorStats { return c.f.stats }
-
-// Release frees the factor's own device memory (status, scratch, and the
-// copy made by Factorize). The matrix itself belongs to the caller.
-func (c *SKSCholesky) Release() { c.f.release() }
 
 // factorizeOwned is FactorizeInPlace for Run (the registry's
 // factorization): Run's upload is its own copy, as in the thesis.
 func (c *SKSCholesky) factorizeOwned(m any, v Variant) error {
+	return c.FactorizeInPlace(m.(*afarray.SKS), v)
+}
+
+// SKSLDLT is the factorization A = L D Lᵀ (L unit lower triangular, D
+// diagonal) of a symmetric matrix in the thesis's skyline layout: L's strict
+// lower part and D (on the diagonal) take A's storage. It needs no positive
+// definiteness but, without pivoting, every pivot must be nonzero.
+//
+// The variants, the block width, in place and copying factorization, and
+// the rules for reuse are those of SKSCholesky (the thesis variant is §4.9:
+// 2n-1 launches to factor, one more than the thesis because it also checks
+// the last pivot, and 2n to solve).
+type SKSLDLT struct {
+	// BlockWidth is the fast variant's block width B: 32 or 64; zero
+	// means DefaultSKSBlockWidth. Set it before Factorize.
+	BlockWidth int
+
+	sksFactor
+}
+
+// Factorize is FactorizeInPlace on a device copy of a's elements, which the
+// factor owns: a is left unchanged.
+func (c *SKSLDLT) Factorize(a *afarray.SKS, v Variant) error {
+	return c.factorize(true, a, v, c.BlockWidth, true)
+}
+
+// FactorizeInPlace computes the factor of a in place with variant v ("" means
+// Fast): a's elements are overwritten by L and D, as in the thesis. It
+// returns a *ZeroPivotError (ErrZeroPivot) naming the first column whose
+// pivot is zero, a *NonFiniteError (ErrNonFinite) for NaN or Inf in a or in
+// the factor, and errors matching ErrShape for a malformed matrix.
+func (c *SKSLDLT) FactorizeInPlace(a *afarray.SKS, v Variant) error {
+	return c.factorize(true, a, v, c.BlockWidth, false)
+}
+
+// factorizeOwned is FactorizeInPlace for Run (the registry's
+// factorization): Run's upload is its own copy, as in the thesis.
+func (c *SKSLDLT) factorizeOwned(m any, v Variant) error {
 	return c.FactorizeInPlace(m.(*afarray.SKS), v)
 }

@@ -28,51 +28,28 @@ import "github.com/oclsolve/oclsolve/afarray"
 // reported after the factorization as a *NotPositiveDefiniteError naming the
 // first such column; the status is read once per Factorize, not per column.
 type DenseCholesky struct {
-	f denseFactor
+	denseFactor
 }
 
 // Factorize factors a copy of the n x n Float64 matrix a (a is not
 // modified) with variant v ("" means Fast). Errors: *NotPositiveDefiniteError,
-// *NonFiniteError for NaN or Inf in a, ErrShape for a non-square
-// matrix, ErrReleased for a released one. After an error the
-// factorization is empty.
+// *NonFiniteError for NaN or Inf in a, ErrShape for a non-square matrix,
+// ErrReleased for a released one. After an error the factorization is
+// empty.
 func (c *DenseCholesky) Factorize(a *afarray.Array, v Variant) error {
-	c.f.ldlt = false
-	return c.f.factorize(a, v, false)
+	return c.as(false).factorize(a, v, false)
 }
 
 // FactorizeInPlace factors a in its own storage, like the thesis: L
 // replaces a's lower triangle. a must stay alive while the factorization is
 // used; Release does not release it.
 func (c *DenseCholesky) FactorizeInPlace(a *afarray.Array, v Variant) error {
-	c.f.ldlt = false
-	return c.f.factorize(a, v, true)
+	return c.as(false).factorize(a, v, true)
 }
-
-// SolveTo solves A x = b into dst (vectors of n; dst may be b). It reports
-// NaN or Inf in b or in the solution as a *NonFiniteError, so it waits for
-// the device once.
-func (c *DenseCholesky) SolveTo(dst, b *afarray.Array) error { return c.f.solveTo(dst, b) }
-
-// Solve returns the solution of A x = b in a new array.
-func (c *DenseCholesky) Solve(b *afarray.Array) (*afarray.Array, error) { return solveNew(&c.f, b) }
 
 // Factor returns the device matrix whose lower triangle holds L (nil before
 // Factorize). It belongs to the factorization.
-func (c *DenseCholesky) Factor() *afarray.Array { return c.f.a }
-
-// Variant returns the variant of the last Factorize.
-func (c *DenseCholesky) Variant() Variant { return c.f.variant }
-
-// Order returns n (0 before Factorize).
-func (c *DenseCholesky) Order() int { return c.f.n }
-
-// Release frees the factorization's device memory (the factor itself when
-// Factorize made the copy). Release is idempotent.
-func (c *DenseCholesky) Release() { c.f.release() }
-
-// Stats describes the last factorization and solve.
-func (c *DenseCholesky) Stats() FactorStats { return c.f.stats }
+func (c *DenseCholesky) Factor() *afarray.Array { return c.a }
 
 // factorizeOwned is FactorizeInPlace for Run (the registry's
 // factorization): Run's upload is its own copy, as in the thesis.
@@ -80,18 +57,44 @@ func (c *DenseCholesky) factorizeOwned(m any, v Variant) error {
 	return c.FactorizeInPlace(m.(*afarray.Array), v)
 }
 
-// solveNew solves into a copy of b.
-func solveNew(f *denseFactor, b *afarray.Array) (*afarray.Array, error) {
-	if _, err := float64Buffer(b, f.name()+" right-hand side"); err != nil {
-		return nil, err
-	}
-	x, err := b.Copy()
-	if err != nil {
-		return nil, err
-	}
-	if err := f.solveTo(x, x); err != nil {
-		x.Release()
-		return nil, err
-	}
-	return x, nil
+// DenseLDLT is the factorization A = L D Lᵀ of a symmetric dense matrix with
+// L unit lower triangular, computed and kept on the device. It needs no
+// positive definiteness, but it does not pivot, so every pivot must be
+// nonzero: a zero (or non-finite) pivot is reported as a *ZeroPivotError
+// naming its column. L's strict lower triangle and D (on the diagonal)
+// overwrite A's lower triangle, as in the thesis.
+//
+// Thesis variant (§4.3): the Cholesky skeleton of the thesis with L unit:
+// per column a scaling and a trailing-update launch, then a forward launch
+// per column, one D launch and a single-group backward launch per unknown:
+// 4n+1 launches.
+//
+// Fast variant: the blocked algorithm of DenseCholesky's fast variant with
+// L21 = A21 L11⁻ᵀ D1⁻¹ in the panel and the update A22 -= L21 D1 L21ᵀ
+// (D1 applied while the tile is staged); the D solve is fused into the
+// forward launches.
+type DenseLDLT struct {
+	denseFactor
+}
+
+// FactorizeInPlace factors a in its own storage (see
+// DenseCholesky.FactorizeInPlace).
+func (c *DenseLDLT) FactorizeInPlace(a *afarray.Array, v Variant) error {
+	return c.as(true).factorize(a, v, true)
+}
+
+// Factorize factors a copy of a (see DenseCholesky.Factorize). Errors:
+// *ZeroPivotError, *NonFiniteError, ErrShape, ErrReleased.
+func (c *DenseLDLT) Factorize(a *afarray.Array, v Variant) error {
+	return c.as(true).factorize(a, v, false)
+}
+
+// Factor returns the device matrix whose lower triangle holds L (unit
+// diagonal not stored) and D on the diagonal.
+func (c *DenseLDLT) Factor() *afarray.Array { return c.a }
+
+// factorizeOwned is FactorizeInPlace for Run (the registry's
+// factorization): Run's upload is its own copy, as in the thesis.
+func (c *DenseLDLT) factorizeOwned(m any, v Variant) error {
+	return c.FactorizeInPlace(m.(*afarray.Array), v)
 }
