@@ -68,9 +68,9 @@ func bandSolve(k *sparse.COO, f []float64) ([]float64, error) {
 
 // mulVec returns K x for a full COO K.
 func mulVec(k *sparse.COO, x []float64) []float64 {
-	y := make([]float64, k.Rows)
-	for p, v := range k.V {
-		y[k.I[p]] += v * x[k.J[p]]
+	y, err := k.MulVec(x)
+	if err != nil {
+		panic(err)
 	}
 	return y
 }

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/oclsolve/oclsolve/afarray/sparse"
 	"github.com/oclsolve/oclsolve/kernels"
 	"gonum.org/v1/gonum/mat"
 )
@@ -44,20 +45,9 @@ func randomSystem(n int, seed uint64, dominant bool) (*mat.Dense, []float64) {
 // norm: the normwise backward error of x, which a stable solver keeps at a
 // small multiple of the unit roundoff.
 func backwardError(a mat.Matrix, x, b []float64) float64 {
-	n := len(b)
-	var rmax, amax, xmax, bmax float64
-	for i := 0; i < n; i++ {
-		r, rowSum := -b[i], 0.0
-		for j := 0; j < n; j++ {
-			r += a.At(i, j) * x[j]
-			rowSum += math.Abs(a.At(i, j))
-		}
-		rmax = math.Max(rmax, math.Abs(r))
-		amax = math.Max(amax, rowSum)
-		xmax = math.Max(xmax, math.Abs(x[i]))
-		bmax = math.Max(bmax, math.Abs(b[i]))
-	}
-	return rmax / (amax*xmax + bmax)
+	var ax mat.VecDense
+	ax.MulVec(a, mat.NewVecDense(len(x), x))
+	return sparse.BackwardError(mat.Norm(a, math.Inf(1)), ax.RawVector().Data, x, b)
 }
 
 // gonumSolve is the independent reference: gonum's LU with partial pivoting.

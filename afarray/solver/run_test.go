@@ -26,20 +26,7 @@ func runMatrix(t *testing.T, name string) *sparse.COO {
 }
 
 // backwardError is ||b-Ax||∞ / (||A||∞ ||x||∞ + ||b||∞) computed densely.
-func backwardError(a *mat.Dense, x, b []float64) float64 {
-	n := len(b)
-	var r, an, xn, bn float64
-	for i := 0; i < n; i++ {
-		s, row := b[i], 0.0
-		for j := 0; j < n; j++ {
-			s -= a.At(i, j) * x[j]
-			row += math.Abs(a.At(i, j))
-		}
-		r, an = math.Max(r, math.Abs(s)), math.Max(an, row)
-		xn, bn = math.Max(xn, math.Abs(x[i])), math.Max(bn, math.Abs(b[i]))
-	}
-	return r / (an*xn + bn)
-}
+func backwardError(a *mat.Dense, x, b []float64) float64 { return denseTestBackwardError(a, x, b) }
 
 // Every method x format x variant through the one entry point, on a real
 // matrix, against the backward-error bound and a gonum dense solve.

@@ -50,21 +50,25 @@ func sparseLoad(tb testing.TB, name string, ordering sparse.Ordering) *sparse.CO
 	return c
 }
 
-// sparseMulVec returns A x for the symmetric matrix whose lower (or upper)
-// triangle, or both, c holds.
-func sparseMulVec(tb testing.TB, c *sparse.COO, x []float64) []float64 {
+// sparseLowerSym returns c's lower triangle marked symmetric: the matrix
+// whose lower (or upper) triangle, or both, c holds.
+func sparseLowerSym(tb testing.TB, c *sparse.COO) *sparse.COO {
 	tb.Helper()
 	l, err := c.Lower()
 	if err != nil {
 		tb.Fatal(err)
 	}
-	y := make([]float64, l.Rows)
-	for k, v := range l.V {
-		i, j := l.I[k], l.J[k]
-		y[i] += v * x[j]
-		if i != j {
-			y[j] += v * x[i]
-		}
+	l.Symmetric = true
+	return l
+}
+
+// sparseMulVec returns A x for the symmetric matrix whose lower (or upper)
+// triangle, or both, c holds.
+func sparseMulVec(tb testing.TB, c *sparse.COO, x []float64) []float64 {
+	tb.Helper()
+	y, err := sparseLowerSym(tb, c).MulVec(x)
+	if err != nil {
+		tb.Fatal(err)
 	}
 	return y
 }
@@ -73,24 +77,11 @@ func sparseMulVec(tb testing.TB, c *sparse.COO, x []float64) []float64 {
 // ‖b − A x‖∞ / (‖A‖∞ ‖x‖∞ + ‖b‖∞).
 func sparseBackwardError(tb testing.TB, c *sparse.COO, x, b []float64) float64 {
 	tb.Helper()
-	l, err := c.Lower()
+	be, err := sparse.BackwardErrorOf(sparseLowerSym(tb, c), x, b)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	rowSum := make([]float64, l.Rows)
-	for k, v := range l.V {
-		rowSum[l.I[k]] += math.Abs(v)
-		if l.I[k] != l.J[k] {
-			rowSum[l.J[k]] += math.Abs(v)
-		}
-	}
-	ax := sparseMulVec(tb, c, x)
-	var r, na, nx, nb float64
-	for i := range ax {
-		r = max(r, math.Abs(b[i]-ax[i]))
-		na, nx, nb = max(na, rowSum[i]), max(nx, math.Abs(x[i])), max(nb, math.Abs(b[i]))
-	}
-	return r / (na*nx + nb)
+	return be
 }
 
 // sparseRHS returns b = A·(1, 1, ..., 1) plus a little noise, so that the

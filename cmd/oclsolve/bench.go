@@ -242,17 +242,7 @@ func splitSet(s string) map[string]bool {
 }
 
 func backwardError(p *solveProblem, x []float64) float64 {
-	ax := p.matVec(x)
-	var r, bn, xn float64
-	for i := range ax {
-		r = math.Max(r, math.Abs(p.B[i]-ax[i]))
-		bn = math.Max(bn, math.Abs(p.B[i]))
-		xn = math.Max(xn, math.Abs(x[i]))
-	}
-	if d := p.normInf()*xn + bn; d > 0 {
-		return r / d
-	}
-	return 0
+	return sparse.BackwardError(p.normInf(), p.matVec(x), x, p.B)
 }
 
 // printBenchTables writes the time table (like Tables 11 and 13) and the

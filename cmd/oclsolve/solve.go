@@ -377,19 +377,14 @@ func makeReport(p *solveProblem, o *solveOptions, m *solveMethod, out *solveOutc
 		rep.Ordering = string(sparse.OrderNatural)
 	}
 	ax := p.matVec(out.X)
-	var r2, b2, rInf, bInf, xInf float64
+	var r2, b2 float64
 	for i := range ax {
 		r := p.B[i] - ax[i]
 		r2 += r * r
 		b2 += p.B[i] * p.B[i]
-		rInf = math.Max(rInf, math.Abs(r))
-		bInf = math.Max(bInf, math.Abs(p.B[i]))
-		xInf = math.Max(xInf, math.Abs(out.X[i]))
 	}
 	rep.RelativeResidual = math.Sqrt(r2) / math.Max(math.Sqrt(b2), math.SmallestNonzeroFloat64)
-	if d := p.normInf()*xInf + bInf; d > 0 {
-		rep.BackwardError = rInf / d
-	}
+	rep.BackwardError = sparse.BackwardError(p.normInf(), ax, out.X, p.B)
 	if p.Ref != nil {
 		var mx, s float64
 		for i, v := range out.X {
@@ -407,15 +402,7 @@ func (p *solveProblem) matVec(x []float64) []float64 {
 	if p.MatVec != nil {
 		return p.MatVec(x)
 	}
-	y := make([]float64, p.N)
-	a := p.A
-	for k, v := range a.V {
-		i, j := a.I[k], a.J[k]
-		y[i] += v * x[j]
-		if a.Symmetric && i != j {
-			y[j] += v * x[i]
-		}
-	}
+	y, _ := p.A.MulVec(x) // x has p.N entries
 	return y
 }
 
@@ -423,18 +410,7 @@ func (p *solveProblem) normInf() float64 {
 	if p.NormInf > 0 || p.A == nil {
 		return p.NormInf
 	}
-	row := make([]float64, p.N)
-	a := p.A
-	for k, v := range a.V {
-		i, j := a.I[k], a.J[k]
-		row[i] += math.Abs(v)
-		if a.Symmetric && i != j {
-			row[j] += math.Abs(v)
-		}
-	}
-	for _, r := range row {
-		p.NormInf = math.Max(p.NormInf, r)
-	}
+	p.NormInf = p.A.NormInf()
 	return p.NormInf
 }
 
