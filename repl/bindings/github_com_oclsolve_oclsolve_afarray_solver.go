@@ -91,6 +91,14 @@ func init() {
 			"ThesisGroups":         "int:32",
 			"ThesisLocal":          "int:1024",
 		},
+		Wrappers: map[string][]string{
+			"CSCCholesky":   {"Release", "Solve", "SolveTo", "Stats"},
+			"CSCLDLT":       {"Release", "Solve", "SolveTo", "Stats"},
+			"DenseCholesky": {"Order", "Release", "Solve", "SolveTo", "Stats", "Variant"},
+			"DenseLDLT":     {"Order", "Release", "Solve", "SolveTo", "Stats", "Variant"},
+			"SKSCholesky":   {"Release", "Solve", "SolveTo", "Stats"},
+			"SKSLDLT":       {"Release", "Solve", "SolveTo", "Stats"},
+		},
 	})
 }
 

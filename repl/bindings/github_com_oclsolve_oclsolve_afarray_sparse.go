@@ -16,6 +16,8 @@ func init() {
 		Binds: map[string]reflect.Value{
 			"AnalyzeSupernodal":       reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_sparse.AnalyzeSupernodal),
 			"AnalyzeSupernodalPerm":   reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_sparse.AnalyzeSupernodalPerm),
+			"BackwardError":           reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_sparse.BackwardError),
+			"BackwardErrorOf":         reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_sparse.BackwardErrorOf),
 			"Bandwidth":               reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_sparse.Bandwidth),
 			"COOFromDense":            reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_sparse.COOFromDense),
 			"CSCFromCOO":              reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_sparse.CSCFromCOO),
