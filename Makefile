@@ -83,6 +83,7 @@ test: deps-test build vet test-petsc
 test-petsc: deps-petsc gomod
 	$(GO) vet -tags petsc ./afarray/solver/petsc ./cmd/oclsolve
 	$(GO) test -tags petsc -count=1 -timeout 5m ./afarray/solver/petsc
+	$(GO) test -tags petsc -count=1 -timeout 5m -run 'PETSc' ./cmd/oclsolve
 
 # notebooks runs every notebook at $(OCLSOLVE_SCALE) (small by default; thesis or large on a
 # GPU) in-process and through Debian's Jupyter with our kernelspec. Outputs go to

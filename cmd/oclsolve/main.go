@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/oclsolve/oclsolve/afarray/solver/petsc"
 	"io"
 	"os"
 	"sort"
@@ -45,7 +46,14 @@ var errUsage = errors.New("usage error")
 
 func main() {
 	notebook.RunWorkerIfChild() // a notebook worker never returns from it
-	os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr))
+	code := runMain(os.Args[1:], os.Stdout, os.Stderr)
+	// Under mpiexec every rank must finalize MPI before it exits; this does
+	// nothing when the PETSc engine was not used (or not built).
+	if err := petsc.Finalize(); err != nil {
+		fmt.Fprintln(os.Stderr, "oclsolve:", err)
+		code = max(code, 1)
+	}
+	os.Exit(code)
 }
 
 func runMain(args []string, stdout, stderr io.Writer) int {

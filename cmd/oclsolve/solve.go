@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/oclsolve/oclsolve/afarray/fem"
 	"github.com/oclsolve/oclsolve/afarray/sparse"
 	"github.com/oclsolve/oclsolve/kernels"
 )
@@ -46,6 +47,9 @@ type solveOptions struct {
 	Jacobi                         bool
 	Seed                           uint64
 	Device                         *kernels.Device
+	// Engine is opencl (the device solvers) or petsc (solve_petsc.go);
+	// PC and PETScOptions configure the PETSc engine.
+	Engine, PC, PETScOptions string
 }
 
 // solveProblem is a system A x = b. A is a COO matrix (file or generator);
@@ -59,6 +63,9 @@ type solveProblem struct {
 	NNZ    int // stored entries (of the triangle, for symmetric files)
 	B      []float64
 	Ref    []float64 // reference solution, nil if none
+	// Model is the generated finite-element system (model1:, model2:),
+	// whose nodes the PETSc engine uses; nil for files.
+	Model *fem.System
 
 	// MatVec computes A x on the host and NormInf returns ||A||∞; both are
 	// derived from A when nil.
@@ -125,6 +132,8 @@ type solveReport struct {
 	RefMaxAbsDiff    *float64  `json:"ref_max_abs_diff,omitempty"`
 	RefNorm2Diff     *float64  `json:"ref_norm2_diff,omitempty"`
 	Notes            []string  `json:"notes,omitempty"`
+	// PETSc describes a run of --engine petsc (solve_petsc.go).
+	PETSc *petscReport `json:"petsc,omitempty"`
 }
 
 func init() {
@@ -167,12 +176,32 @@ func runSolve(args []string) error {
 	ref := fs.String("ref", "", "reference solution (Matrix Market vector or OpenFEM .def) to compare with")
 	fs.Uint64Var(&o.Seed, "seed", 1, "seed for random right-hand sides and matrices")
 	asJSON := fs.Bool("json", false, "print one JSON object")
+	fs.StringVar(&o.Engine, "engine", engineOpenCL, "opencl (the device solvers) or petsc (MUMPS, GAMG, ... under mpiexec; bin/oclsolve-petsc)")
+	fs.StringVar(&o.PC, "pc", "", "petsc: preconditioner of cg (gamg, the default, or any PETSc PC type); mumps for cholesky and ldlt")
+	fs.StringVar(&o.PETScOptions, "petsc-options", "", "petsc: PETSc options passed through (\"-ksp_monitor -pc_gamg_threshold 0.05\")")
 	posArgs, err := parseInterspersed(fs, args)
 	if err != nil {
 		return errUsage
 	}
 	if len(posArgs) < 1 || len(posArgs) > 2 {
 		return fmt.Errorf("%w: want A and optionally b", errUsage)
+	}
+	switch o.Engine {
+	case engineOpenCL:
+		if o.PC != "" || o.PETScOptions != "" {
+			return fmt.Errorf("%w: --pc and --petsc-options need --engine petsc", errUsage)
+		}
+	case enginePETSc:
+		if err := checkPETScFlags(&o); err != nil {
+			return err
+		}
+		p, err := loadSystem(posArgs, &o, *rhs, *ref)
+		if err != nil {
+			return err
+		}
+		return solvePETSc(p, &o, *asJSON)
+	default:
+		return fmt.Errorf("%w: --engine opencl|petsc, not %q", errUsage, o.Engine)
 	}
 	m, ok := solveMethods[o.Method]
 	if !ok {
@@ -201,29 +230,9 @@ func runSolve(args []string) error {
 	}
 	o.Device = dev
 
-	p, err := loadProblem(posArgs[0], &o)
+	p, err := loadSystem(posArgs, &o, *rhs, *ref)
 	if err != nil {
 		return err
-	}
-	if len(posArgs) == 2 {
-		if p.B, err = readVector(posArgs[1]); err != nil {
-			return err
-		}
-	} else if p.B == nil {
-		if p.B, err = makeRHS(*rhs, p.N, o.Seed); err != nil {
-			return err
-		}
-	}
-	if len(p.B) != p.N {
-		return fmt.Errorf("right-hand side has %d entries, the matrix has order %d", len(p.B), p.N)
-	}
-	if *ref != "" {
-		if p.Ref, err = readVector(*ref); err != nil {
-			return err
-		}
-		if len(p.Ref) != p.N {
-			return fmt.Errorf("reference solution has %d entries, the matrix has order %d", len(p.Ref), p.N)
-		}
 	}
 
 	launches := dev.Launches()
@@ -262,6 +271,36 @@ func orderNames() string {
 		names = append(names, string(o))
 	}
 	return strings.Join(names, "|")
+}
+
+// loadSystem loads A (file or generator), b (file, or --rhs) and the
+// reference solution of --ref.
+func loadSystem(posArgs []string, o *solveOptions, rhs, ref string) (*solveProblem, error) {
+	p, err := loadProblem(posArgs[0], o)
+	if err != nil {
+		return nil, err
+	}
+	if len(posArgs) == 2 {
+		if p.B, err = readVector(posArgs[1]); err != nil {
+			return nil, err
+		}
+	} else if p.B == nil {
+		if p.B, err = makeRHS(rhs, p.N, o.Seed); err != nil {
+			return nil, err
+		}
+	}
+	if len(p.B) != p.N {
+		return nil, fmt.Errorf("right-hand side has %d entries, the matrix has order %d", len(p.B), p.N)
+	}
+	if ref != "" {
+		if p.Ref, err = readVector(ref); err != nil {
+			return nil, err
+		}
+		if len(p.Ref) != p.N {
+			return nil, fmt.Errorf("reference solution has %d entries, the matrix has order %d", len(p.Ref), p.N)
+		}
+	}
+	return p, nil
 }
 
 func contains(list []string, s string) bool {

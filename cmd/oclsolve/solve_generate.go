@@ -93,7 +93,7 @@ func modelProblem(model int, arg string) (*solveProblem, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &solveProblem{A: sys.K, B: sys.F, N: sys.NumDOF, NNZ: sys.K.NNZ()}
+	p := &solveProblem{A: sys.K, B: sys.F, N: sys.NumDOF, NNZ: sys.K.NNZ(), Model: sys}
 	if note != "" {
 		p.Spec = note
 	}

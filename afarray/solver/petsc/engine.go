@@ -29,8 +29,9 @@ import (
 var _ = [1]struct{}{}[unsafe.Sizeof(C.PetscInt(0))-4]
 var _ = [1]struct{}{}[unsafe.Sizeof(C.PetscScalar(0))-8]
 
-// Available reports whether this build has the PETSc engine.
-const Available = true
+// Available reports whether this build has the PETSc engine (a function,
+// not a constant, so that the REPL's one binding serves both builds).
+func Available() bool { return true }
 
 var (
 	mu    sync.Mutex // serializes every call into PETSc and MPI

@@ -6,7 +6,7 @@ import "github.com/oclsolve/oclsolve/afarray/sparse"
 
 // Available reports whether this build has the PETSc engine: it has not
 // (build with -tags petsc).
-const Available = false
+func Available() bool { return false }
 
 // Init returns ErrNotBuilt.
 func Init() error { return ErrNotBuilt }

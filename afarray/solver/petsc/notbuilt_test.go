@@ -12,7 +12,7 @@ import (
 // TestNotBuilt: without the petsc tag every solve says so.
 func TestNotBuilt(t *testing.T) {
 	a := &sparse.COO{Rows: 1, Cols: 1, I: []int32{0}, J: []int32{0}, V: []float64{1}}
-	if _, _, err := Solve(a, []float64{1}, Options{}); !errors.Is(err, ErrNotBuilt) || Available {
+	if _, _, err := Solve(a, []float64{1}, Options{}); !errors.Is(err, ErrNotBuilt) || Available() {
 		t.Errorf("Solve without the engine: %v", err)
 	}
 	if err := Init(); !errors.Is(err, ErrNotBuilt) {

@@ -60,4 +60,8 @@ var boundPackages = []boundPackage{
 	{path: "github.com/oclsolve/oclsolve/afarray/cyclic", optional: true},
 	{path: "github.com/oclsolve/oclsolve/afarray/solver", optional: true},
 	{path: "github.com/oclsolve/oclsolve/afarray/fem", optional: true},
+	// The PETSc engine: the same API with and without the petsc build tag
+	// (without it every solve returns petsc.ErrNotBuilt), so one binding
+	// serves both binaries.
+	{path: "github.com/oclsolve/oclsolve/afarray/solver/petsc", optional: true},
 }

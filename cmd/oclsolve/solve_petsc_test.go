@@ -1,0 +1,128 @@
+//go:build petsc
+
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/oclsolve/oclsolve/afarray/solver/petsc"
+)
+
+// The PETSc engine's command-line tests run oclsolve under `mpiexec -n 2`:
+// the test binary starts itself through mpiexec with only
+// TestPETScHelperProcess selected, which runs runMain on the arguments in
+// $OCLSOLVE_PETSC_HELPER and exits with its status, as the binary would.
+
+const helperEnv = "OCLSOLVE_PETSC_HELPER"
+
+func TestPETScHelperProcess(t *testing.T) {
+	args := os.Getenv(helperEnv)
+	if args == "" {
+		t.Skip("runs only as the helper process of the PETSc tests")
+	}
+	code := runMain(strings.Split(args, "\x1f"), os.Stdout, os.Stderr)
+	if err := petsc.Finalize(); err != nil {
+		code = max(code, 1)
+	}
+	os.Exit(code)
+}
+
+// mpiOclsolve runs `mpiexec -n 2 oclsolve ARGS...` and returns its standard
+// output, standard error and exit status.
+func mpiOclsolve(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	mpiexec, err := exec.LookPath("mpiexec")
+	if err != nil {
+		t.Fatalf("mpiexec not found (make petsc installs OpenMPI): %v", err)
+	}
+	cargs := append([]string{"-n", "2"}, petsc.MPIExecFlags()...)
+	cargs = append(cargs, os.Args[0], "-test.run=^TestPETScHelperProcess$")
+	cmd := exec.Command(mpiexec, cargs...)
+	cmd.Env = append(append(os.Environ(), petsc.MPIExecEnv()...), helperEnv+"="+strings.Join(args, "\x1f"))
+	var out, errOut strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err = cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errOut.String(), code
+}
+
+func TestSolvePETSc(t *testing.T) {
+	// MUMPS Cholesky of a generated model, JSON report from rank 0 only.
+	out, errOut, code := mpiOclsolve(t, "solve", "--engine", "petsc", "--json", "model2:1572")
+	var rep solveReport
+	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil {
+		t.Fatalf("model2 mumps: exit %d, output %q, stderr %q", code, out, errOut)
+	}
+	if rep.PETSc == nil || rep.PETSc.Ranks != 2 || rep.PETSc.PC != "mumps" || rep.PETSc.BlockSize != 3 || rep.BackwardError > 1e-14 || rep.PETSc.FactorEntries == 0 {
+		t.Errorf("model2 mumps report: %+v %+v", rep, rep.PETSc)
+	}
+
+	// CG + GAMG with the rigid-body modes and an option passed through.
+	out, errOut, code = mpiOclsolve(t, "solve", "--engine", "petsc", "--method", "cg", "--tol", "1e-9",
+		"--petsc-options", "-pc_gamg_threshold 0.01", "--json", "model1:1500")
+	rep = solveReport{}
+	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil {
+		t.Fatalf("model1 cg: exit %d, output %q, stderr %q", code, out, errOut)
+	}
+	if rep.PETSc.PC != "gamg" || rep.PETSc.NearNullSpace != 6 || rep.RelativeResidual > 1e-9 || rep.Iterations == 0 || rep.PETSc.Options == "" {
+		t.Errorf("model1 cg report: %+v %+v", rep, rep.PETSc)
+	}
+
+	// A file, read by both ranks, and its reference solution.
+	dir := t.TempDir()
+	a := filepath.Join(matrixDirForPETSc(), "bcsstk01.mtx")
+	if _, err := os.Stat(a); err == nil {
+		out, errOut, code = mpiOclsolve(t, "solve", "--engine", "petsc", "--method", "ldlt", a)
+		if code != 0 || !strings.Contains(out, "MUMPS on 2 rank(s)") || strings.Count(out, "system ") != 1 {
+			t.Errorf("bcsstk01 ldlt: exit %d, output %q, stderr %q", code, out, errOut)
+		}
+		// Not positive definite: the typed error, non-zero exit.
+		out, errOut, code = mpiOclsolve(t, "solve", "--engine", "petsc", filepath.Join(matrixDirForPETSc(), "nasa1824.mtx"))
+		if code == 0 || !strings.Contains(errOut, "not positive definite") {
+			t.Errorf("nasa1824 cholesky: exit %d, stderr %q", code, errOut)
+		}
+	}
+	// CG stopped by its limit: non-zero exit, the report still printed.
+	out, errOut, code = mpiOclsolve(t, "solve", "--engine", "petsc", "--method", "cg", "--pc", "none", "--maxit", "3", "model1:1500")
+	if code == 0 || !strings.Contains(errOut, "not converged") || !strings.Contains(out, "iterations    3") {
+		t.Errorf("cg with 3 iterations: exit %d, output %q, stderr %q", code, out, errOut)
+	}
+
+	// A script under mpiexec: oclsolve run calls the engine from Go.
+	script := filepath.Join(dir, "mumps.go")
+	os.WriteFile(script, []byte(`import "github.com/oclsolve/oclsolve/afarray/fem"
+import "github.com/oclsolve/oclsolve/afarray/solver/petsc"
+sys, err := fem.Model1(fem.Model1Options{NX: 10, NY: 2, NZ: 3})
+if err != nil {
+	panic(err)
+}
+x, rep, err := petsc.Solve(sys.K, sys.F, petsc.Options{Method: petsc.MethodCholesky, GatherAll: true})
+if err != nil {
+	panic(err)
+}
+fmt.Println("rank", petsc.Rank(), "of", rep.Ranks, "n", len(x), "ok", rep.BackwardError < 1e-14)
+`), 0o644)
+	out, errOut, code = mpiOclsolve(t, "run", script)
+	if code != 0 || !strings.Contains(out, "rank 0 of 2 n 360 ok true") || !strings.Contains(out, "rank 1 of 2 n 360 ok true") {
+		t.Errorf("oclsolve run under mpiexec: exit %d, output %q, stderr %q", code, out, errOut)
+	}
+}
+
+func matrixDirForPETSc() string {
+	if d := os.Getenv("OCLSOLVE_MATRICES"); d != "" {
+		return d
+	}
+	return "../../../shared/matrices"
+}
