@@ -32,21 +32,23 @@ const (
 //	near_null_space        rigid-body modes given to the preconditioner (6 or 0)
 //	peak_rss_bytes         the largest peak resident memory of any rank
 //	factor_entries         MUMPS: entries in the factors (INFOG(29))
+//	factor_flops           MUMPS: floating-point operations of the factorization (RINFOG(3))
 //	factor_bytes_max, factor_bytes_total  MUMPS: factorization memory of the largest rank and of all (INFOG(21), INFOG(22))
 //	negative_pivots        MUMPS: negative pivots (INFOG(12)); LDLᵀ's inertia
 //	options                the --petsc-options string
 type petscReport struct {
-	Ranks            int    `json:"ranks"`
-	KSP              string `json:"ksp"`
-	PC               string `json:"pc"`
-	BlockSize        int    `json:"block_size"`
-	NearNullSpace    int    `json:"near_null_space"`
-	PeakRSSBytes     int64  `json:"peak_rss_bytes"`
-	FactorEntries    int64  `json:"factor_entries,omitempty"`
-	FactorBytesMax   int64  `json:"factor_bytes_max,omitempty"`
-	FactorBytesTotal int64  `json:"factor_bytes_total,omitempty"`
-	NegativePivots   int    `json:"negative_pivots"`
-	Options          string `json:"options,omitempty"`
+	Ranks            int     `json:"ranks"`
+	KSP              string  `json:"ksp"`
+	PC               string  `json:"pc"`
+	BlockSize        int     `json:"block_size"`
+	NearNullSpace    int     `json:"near_null_space"`
+	PeakRSSBytes     int64   `json:"peak_rss_bytes"`
+	FactorEntries    int64   `json:"factor_entries,omitempty"`
+	FactorFlops      float64 `json:"factor_flops,omitempty"`
+	FactorBytesMax   int64   `json:"factor_bytes_max,omitempty"`
+	FactorBytesTotal int64   `json:"factor_bytes_total,omitempty"`
+	NegativePivots   int     `json:"negative_pivots"`
+	Options          string  `json:"options,omitempty"`
 }
 
 // petscMethods are the --method values of the PETSc engine.
@@ -100,7 +102,7 @@ func runPETSc(p *solveProblem, o *solveOptions) (*solveReport, []float64, error)
 		RelativeResidual: r.RelativeResidual, BackwardError: r.BackwardError,
 		PETSc: &petscReport{
 			Ranks: r.Ranks, KSP: r.KSP, PC: r.PC, BlockSize: r.BlockSize, NearNullSpace: r.NearNullSpace,
-			PeakRSSBytes: r.PeakRSS, FactorEntries: r.FactorEntries, FactorBytesMax: r.FactorBytesMax,
+			PeakRSSBytes: r.PeakRSS, FactorEntries: r.FactorEntries, FactorFlops: r.FactorFlops, FactorBytesMax: r.FactorBytesMax,
 			FactorBytesTotal: r.FactorBytesAll, NegativePivots: r.NegativePivots, Options: o.PETScOptions,
 		},
 	}
@@ -134,8 +136,8 @@ func printPETScReport(r *solveReport) {
 	fmt.Fprintf(os.Stdout, "petsc         %s on %d rank(s), block size %d, near-null space %d, peak RSS/rank %.1f MB\n",
 		solver, p.Ranks, p.BlockSize, p.NearNullSpace, float64(p.PeakRSSBytes)/1e6)
 	if p.FactorEntries > 0 {
-		fmt.Fprintf(os.Stdout, "factor        nnz(L) = %d, MUMPS memory %.1f MB largest rank, %.1f MB total, %d negative pivots\n",
-			p.FactorEntries, float64(p.FactorBytesMax)/1e6, float64(p.FactorBytesTotal)/1e6, p.NegativePivots)
+		fmt.Fprintf(os.Stdout, "factor        nnz(L) = %d, %.3g flops, MUMPS memory %.1f MB largest rank, %.1f MB total, %d negative pivots\n",
+			p.FactorEntries, p.FactorFlops, float64(p.FactorBytesMax)/1e6, float64(p.FactorBytesTotal)/1e6, p.NegativePivots)
 	}
 }
 

@@ -229,6 +229,15 @@ int ocs_mumps_numeric(ocs_system *s, int *ferr, PetscInt info[7])
   PetscFunctionReturn(0);
 }
 
+// ocs_mumps_flops returns RINFOG(3), the floating-point operations of the
+// factorization (MUMPS's count, known after the analysis).
+int ocs_mumps_flops(ocs_system *s, PetscReal *flops)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MatMumpsGetRinfog(s->F, 3, flops));
+  PetscFunctionReturn(0);
+}
+
 // ocs_mumps_info returns the same INFOG values after an analysis alone.
 int ocs_mumps_info(ocs_system *s, PetscInt info[7])
 {

@@ -383,6 +383,11 @@ func solveMUMPS(sys *C.ocs_system, opts Options, rep *Report) error {
 	if err != nil {
 		return err
 	}
+	var flops C.PetscReal
+	if err = agree(codeErr(C.ocs_mumps_flops(sys, &flops), "MUMPS analysis")); err != nil {
+		return err
+	}
+	rep.FactorFlops = float64(flops)
 	t = time.Now()
 	var ferr C.int
 	if err = agree(codeErr(C.ocs_mumps_numeric(sys, &ferr, &info[0]), "MUMPS factorization")); err != nil {

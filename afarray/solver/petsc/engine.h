@@ -28,6 +28,7 @@ int         ocs_assemble(ocs_system *s, PetscInt n, PetscInt nlocal, PetscInt bs
 int         ocs_rigid_body(ocs_system *s, PetscInt m, const PetscInt *rows, const PetscInt *comp, const PetscScalar *xyz);
 int         ocs_mumps_symbolic(ocs_system *s);
 int         ocs_mumps_numeric(ocs_system *s, int *ferr, PetscInt info[7]);
+int         ocs_mumps_flops(ocs_system *s, PetscReal *flops);
 int         ocs_mumps_info(ocs_system *s, PetscInt info[7]);
 int         ocs_mumps_solve(ocs_system *s);
 int         ocs_ksp_setup(ocs_system *s, const char *ksptype, const char *pctype, PetscReal rtol, PetscInt maxit, PetscReal *hist, PetscInt nhist);

@@ -115,7 +115,10 @@ type Report struct {
 	// (INFOG(29)), the largest and the total factorization memory over the
 	// ranks in bytes (INFOG(21), INFOG(22); MUMPS counts in MB = 1e6 B),
 	// and the number of negative pivots (INFOG(12), LDLᵀ's inertia).
-	FactorEntries                  int64
+	FactorEntries int64
+	// FactorFlops is MUMPS's count of the factorization's floating-point
+	// operations (RINFOG(3)).
+	FactorFlops                    float64
 	FactorBytesMax, FactorBytesAll int64
 	NegativePivots                 int
 }
