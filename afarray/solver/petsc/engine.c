@@ -230,7 +230,7 @@ int ocs_mumps_numeric(ocs_system *s, int *ferr, PetscInt info[7])
 }
 
 // ocs_mumps_flops returns RINFOG(3), the floating-point operations of the
-// factorization (MUMPS's count, known after the analysis).
+// factorization (MUMPS's count, known after the factorization).
 int ocs_mumps_flops(ocs_system *s, PetscReal *flops)
 {
   PetscFunctionBeginUser;

@@ -383,11 +383,7 @@ func solveMUMPS(sys *C.ocs_system, opts Options, rep *Report) error {
 	if err != nil {
 		return err
 	}
-	var flops C.PetscReal
-	if err = agree(codeErr(C.ocs_mumps_flops(sys, &flops), "MUMPS analysis")); err != nil {
-		return err
-	}
-	rep.FactorFlops = float64(flops)
+
 	t = time.Now()
 	var ferr C.int
 	if err = agree(codeErr(C.ocs_mumps_numeric(sys, &ferr, &info[0]), "MUMPS factorization")); err != nil {
@@ -397,6 +393,11 @@ func solveMUMPS(sys *C.ocs_system, opts Options, rep *Report) error {
 	rep.FactorEntries = int64(info[5])
 	rep.FactorBytesMax, rep.FactorBytesAll = int64(info[3])*1e6, int64(info[4])*1e6
 	rep.NegativePivots = int(info[2])
+	var flops C.PetscReal
+	if err = agree(codeErr(C.ocs_mumps_flops(sys, &flops), "MUMPS factorization")); err != nil {
+		return err
+	}
+	rep.FactorFlops = float64(flops)
 	if err = mumpsErr(opts.Method, "factorization", info, ferr); err != nil {
 		return err
 	}

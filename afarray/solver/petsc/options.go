@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/oclsolve/oclsolve/afarray/solver"
+	"github.com/oclsolve/oclsolve/kernels/errs"
 )
 
 // Methods of Options.Method.
@@ -30,16 +31,18 @@ const (
 	PCGAMG = "gamg"
 )
 
-// ErrNotBuilt is returned by every solve of a build without the petsc tag.
-var ErrNotBuilt = errors.New("petsc: this oclsolve was built without the PETSc engine (build with -tags petsc: make petsc, bin/oclsolve-petsc)")
+// ErrNotBuilt is returned by every solve of a build without the petsc tag
+// (kind errs.ErrUnsupported).
+var ErrNotBuilt = errs.New("petsc", errs.ErrUnsupported, "this oclsolve was built without the PETSc engine (build with -tags petsc: make petsc, bin/oclsolve-petsc)")
 
 // ErrPETSc wraps an error PETSc or MPI returned that has no more specific
-// meaning; the message is PETSc's.
-var ErrPETSc = errors.New("petsc")
+// kind; the message is PETSc's.
+var ErrPETSc = errors.New("petsc: PETSc failed")
 
 // ErrDistribution reports inconsistent input across ranks: A given on some
-// ranks but not all and not only on rank 0, or different orders.
-var ErrDistribution = errors.New("petsc: inconsistent input across ranks")
+// ranks but not all and not only on rank 0, or different orders (kind
+// errs.ErrShape).
+var ErrDistribution = errs.New("petsc", errs.ErrShape, "inconsistent input across ranks")
 
 // Options configures Solve. Every rank must pass the same values (except
 // the inputs that may be on rank 0 only, as documented).
