@@ -55,9 +55,10 @@
 // is multiplied, one barrier per slice). SYRK is the same kernel writing
 // only the lower triangle (tiles above the diagonal leave at once). TRSM is
 // recursive: halves solved in turn with one deep GEMM update between them,
-// 32-wide leaves solved in local memory. POTRF is recursive the same way
-// (Trsm for the panel, Syrk for the update), with leaves of up to 64
-// columns factored by one work-group in local memory.
+// 32-wide leaves solved in local memory. POTRF is right-looking in 512-column
+// blocks (Trsm for the panel, Syrk for the update), each diagonal block
+// factored recursively the same way down to leaves of up to 64 columns
+// factored by one work-group in local memory.
 //
 // The tile configuration (Configs) is chosen per device and element type
 // at first use: each candidate is timed on a square product and the

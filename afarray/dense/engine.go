@@ -128,6 +128,7 @@ func NewWithConfig(dev *kernels.Device, dt DType, cfg Config) (*Engine, error) {
 			return nil, err
 		}
 	}
+	e.nb = defaultBlock
 	if e.gemmK.MaxWorkGroupSize() < cfg.WorkGroup() {
 		return nil, fmt.Errorf("dense: %w: configuration %s needs %d work-items, the kernel allows %d on %s",
 			ErrDevice, cfg, cfg.WorkGroup(), e.gemmK.MaxWorkGroupSize(), info.Name)
@@ -148,6 +149,12 @@ func (e *Engine) DType() DType { return e.dt }
 // Config returns the GEMM tile configuration in use.
 func (e *Engine) Config() Config { return e.cfg }
 
+// defaultBlock is Potrf's default outer block. On an H100 the blocked form
+// with 512-column blocks factored n = 8192 at 4.0 TFLOP/s and n = 16384 at
+// 8.1 against 2.8 and 7.1 for the fully recursive one: the recursion
+// multiplies the small latency-bound launches (leaves, thin TRSM blocks).
+const defaultBlock = 512
+
 // BlockSize returns the outer block width of Potrf (0: recursive).
 func (e *Engine) BlockSize() int {
 	e.mu.Lock()
@@ -155,8 +162,8 @@ func (e *Engine) BlockSize() int {
 	return e.nb
 }
 
-// SetBlockSize sets the outer block width of Potrf: 0 (the default) for
-// the recursive factorization, else a positive multiple of 32.
+// SetBlockSize sets the outer block width of Potrf: a positive multiple of
+// 32 (the default is 512), or 0 for the fully recursive factorization.
 func (e *Engine) SetBlockSize(nb int) error {
 	if nb < 0 || nb%trsmBlock != 0 {
 		return fmt.Errorf("dense: %w: block size %d is neither 0 nor a positive multiple of %d", ErrArgument, nb, trsmBlock)

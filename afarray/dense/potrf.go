@@ -64,13 +64,13 @@ func (i *Info) Release() {
 // it with info.Column once the work is done) and leaves the pivot's value
 // at A(j, j); the rest of L is then meaningless.
 //
-// The factorization is recursive (BlockSize 0, the default): factor the
-// first half of the columns, solve the panel below it with Trsm, update
-// the second half with Syrk, factor the second half; blocks of at most 64
-// columns are factored by one work-group in local memory. The products
-// are as deep as the halves, so nearly all flops run in the tuned GEMM
-// kernel at full speed. A positive BlockSize makes it right-looking in
-// blocks of that many columns (each diagonal block recursive) instead.
+// The factorization is right-looking in blocks of BlockSize columns
+// (default 512): the diagonal block is factored recursively (its first
+// half, the panel below that half by Trsm, the update of the second half
+// by Syrk, the second half; blocks of at most 64 columns by one
+// work-group in local memory), the panel below it solved by Trsm and the
+// trailing matrix updated by Syrk, so nearly all flops run in the tuned
+// GEMM kernel. BlockSize 0 makes the whole factorization recursive.
 func (e *Engine) Potrf(a Mat, info *Info) error {
 	if a.Rows != a.Cols {
 		return fmt.Errorf("dense: Potrf: %w: matrix is %dx%d", ErrShape, a.Rows, a.Cols)

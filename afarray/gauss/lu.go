@@ -27,12 +27,17 @@ func isGPU(dev *kernels.Device) bool {
 	return strings.Contains(strings.ToUpper(dev.Info().Type), "GPU")
 }
 
-// Shape of a panel column step: luPanelLocal work-items per group, up to
-// luPanelGroupsPerCU groups per compute unit, each owning at least
-// luPanelRowsPerGroup rows. Variables only so that a benchmark can compare.
+// Shape of the panel launch: luPanelLocal work-items per group, up to
+// luPanelGroupsPerCU groups per compute unit and luPanelMaxGroups in all,
+// each owning at least luPanelRowsPerGroup rows. The groups meet at a
+// grid-wide barrier after every column, whose cost grows with their
+// number: on an H100, 64 groups (n = 2047) took under 8 us per column,
+// 256 groups (n = 8192) about 13 us, more than the work they share.
+// Variables only so that a benchmark can compare.
 var (
 	luPanelLocal        = 256
 	luPanelGroupsPerCU  = 2
+	luPanelMaxGroups    = 64
 	luPanelRowsPerGroup = 32
 )
 
@@ -226,7 +231,7 @@ func factorBlocked(dev *kernels.Device, prog *kernels.Program, a, ipiv, status *
 	// such promise).
 	maxGroups := 1
 	if isGPU(dev) {
-		maxGroups = max(1, luPanelGroupsPerCU*dev.Info().ComputeUnits)
+		maxGroups = max(1, min(luPanelMaxGroups, luPanelGroupsPerCU*dev.Info().ComputeUnits))
 	}
 
 	var scratch []*kernels.Buffer

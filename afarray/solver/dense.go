@@ -16,13 +16,15 @@ import "github.com/oclsolve/oclsolve/afarray"
 // backward launch per unknown that runs in a single work-group. 4n+2
 // launches in all, as in the thesis.
 //
-// Fast variant: the dense kernel core's recursive Cholesky (package
-// afarray/dense): the first half of the columns is factored, the panel
-// below it solved by a recursive TRSM and the second half updated by SYRK,
-// down to 64-column blocks factored by one work-group in local memory; the
-// products run in the register-blocked GEMM kernel tuned for the device.
-// The solves make one launch per 32-row block each (forward, then
-// backward spread over all groups instead of the thesis's one).
+// Fast variant: blocked right-looking Cholesky with 32-column block
+// columns. Per block column one launch factors the diagonal block in local
+// memory and solves for the panel below it (a row per work-item, coalesced
+// loads), and one launch applies the rank-32 update to the lower trailing
+// matrix with the dense kernel core's SYRK (package afarray/dense: the
+// register-blocked GEMM tuned for the device; tiles above the diagonal
+// exit at once). The solves make one launch per 32-row block each, and the
+// backward solve spreads over all groups instead of the thesis's one. That
+// is 2n/32 launches to factor and 2n/32 to solve instead of 4n.
 //
 // A pivot that is not positive (or NaN) is detected on the device and
 // reported after the factorization as a *NotPositiveDefiniteError naming the

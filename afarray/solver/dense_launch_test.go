@@ -26,13 +26,9 @@ func TestDenseLaunchCountsAndLeaks(t *testing.T) {
 		// factor: scan + 2n (+1 square roots); solve: scan b + n + 1 + n + scan x.
 		{"Cholesky", Thesis, false, 1 + 2*n + 1, 1 + 2*n + 1 + 1, 4*n + 2},
 		{"LDLT", Thesis, true, 1 + 2*n, 1 + 2*n + 1 + 1, 4*n + 1},
-		// Cholesky factor: scan + the dense core's recursive POTRF, at
-		// n = 70 a 64-column leaf, the panel below it (TRSM: two 32-wide
-		// leaves and one GEMM), the SYRK update and the 6-column leaf.
-		// LDLT factor: scan + panel and update per block (no update after
-		// the last) + storing the last diagonal block; solve: 2 per block +
-		// 2 scans.
-		{"Cholesky", Fast, false, 1 + 6, 2*blocks + 2, 0},
+		// factor: scan + panel and update per block (no update after the
+		// last) + storing the last diagonal block; solve: 2 per block + 2 scans.
+		{"Cholesky", Fast, false, 1 + 2*blocks - 1 + 1, 2*blocks + 2, 0},
 		{"LDLT", Fast, true, 1 + 2*blocks - 1 + 1, 2*blocks + 2, 0},
 	}
 	dst, err := afarray.Zeros(n)
