@@ -257,3 +257,36 @@ func TestGophernotesNames(t *testing.T) {
 		t.Fatalf("Display: %v, published %v", err, got)
 	}
 }
+
+func TestChartAndTable(t *testing.T) {
+	n := []float64{1000, 2000, 4000, 8000}
+	c := NewChart("time against n", "order n", "s").
+		Line("SKS Ch", n, []float64{0.1, 0.3, 0.9, 2.7}).Dashed("SKS Ch (thesis)", n, []float64{0.3, 0.7, 1.7, 6}).
+		Line("CSC CG", n, []float64{1, 0, 3, 9}) // the zero is left out on a log axis
+	d := c.Display()
+	b, err := base64.StdEncoding.DecodeString(fmt.Sprint(d.Bundle[MIMEPNG]))
+	if err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) {
+		t.Fatalf("chart is not a PNG: %v %v", err, d.Bundle[MIMEText])
+	}
+	if os.Getenv("OCLSOLVE_CHART_OUT") != "" {
+		os.WriteFile(os.Getenv("OCLSOLVE_CHART_OUT"), b, 0o644)
+	}
+	if _, err := NewChart("empty", "x", "y").Line("none", []float64{0}, []float64{0}).PNG(); err == nil {
+		t.Error("a chart with no drawable point did not fail")
+	}
+	tab := NewTable("Model 1", "n", "time", "method").Row(1080, 0.12345678, "SKS Ch").Row(2016, nil, "CSC CG").Note("· not run")
+	h := Render(tab)
+	if html := h.Bundle[MIMEHTML].(string); !strings.Contains(html, "<td") || !strings.Contains(html, "0.1235") || !strings.Contains(html, "·") {
+		t.Errorf("table HTML %s", html)
+	}
+	if !strings.Contains(h.Text(), "1080") || !strings.Contains(h.Text(), "· not run") {
+		t.Errorf("table text %q", h.Text())
+	}
+	defer func() {
+		if r := recover(); r == nil {
+			t.Error("Check(err) did not stop")
+		}
+	}()
+	Check(nil)
+	Check(errors.New("stop"))
+}

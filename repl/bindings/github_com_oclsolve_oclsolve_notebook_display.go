@@ -16,6 +16,8 @@ func init() {
 		Binds: map[string]reflect.Value{
 			"Any":               reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.Any),
 			"Auto":              reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.Auto),
+			"Cell":              reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.Cell),
+			"Check":             reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.Check),
 			"DefaultPlotHeight": reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.DefaultPlotHeight),
 			"DefaultPlotWidth":  reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.DefaultPlotWidth),
 			"Display":           reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.Display),
@@ -23,6 +25,7 @@ func init() {
 			"ErrLength":         reflect.ValueOf(&p_github_com_oclsolve_oclsolve_notebook_display.ErrLength).Elem(),
 			"File":              reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.File),
 			"HTML":              reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.HTML),
+			"Ints":              reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.Ints),
 			"JPEG":              reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.JPEG),
 			"JSON":              reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.JSON),
 			"JavaScript":        reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.JavaScript),
@@ -44,6 +47,8 @@ func init() {
 			"Markdown":          reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.Markdown),
 			"Math":              reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.Math),
 			"Matrix":            reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.Matrix),
+			"NewChart":          reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.NewChart),
+			"NewTable":          reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.NewTable),
 			"PDF":               reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.PDF),
 			"PNG":               reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.PNG),
 			"Plot":              reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.Plot),
@@ -57,6 +62,7 @@ func init() {
 			"Text":              reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_display.Text),
 		},
 		Types: map[string]reflect.Type{
+			"Chart":          reflect.TypeOf((*p_github_com_oclsolve_oclsolve_notebook_display.Chart)(nil)).Elem(),
 			"Data":           reflect.TypeOf((*p_github_com_oclsolve_oclsolve_notebook_display.Data)(nil)).Elem(),
 			"Displayer":      reflect.TypeOf((*p_github_com_oclsolve_oclsolve_notebook_display.Displayer)(nil)).Elem(),
 			"HTMLer":         reflect.TypeOf((*p_github_com_oclsolve_oclsolve_notebook_display.HTMLer)(nil)).Elem(),
@@ -70,7 +76,9 @@ func init() {
 			"PNGer":          reflect.TypeOf((*p_github_com_oclsolve_oclsolve_notebook_display.PNGer)(nil)).Elem(),
 			"Renderer":       reflect.TypeOf((*p_github_com_oclsolve_oclsolve_notebook_display.Renderer)(nil)).Elem(),
 			"SVGer":          reflect.TypeOf((*p_github_com_oclsolve_oclsolve_notebook_display.SVGer)(nil)).Elem(),
+			"Series":         reflect.TypeOf((*p_github_com_oclsolve_oclsolve_notebook_display.Series)(nil)).Elem(),
 			"SimpleRenderer": reflect.TypeOf((*p_github_com_oclsolve_oclsolve_notebook_display.SimpleRenderer)(nil)).Elem(),
+			"Table":          reflect.TypeOf((*p_github_com_oclsolve_oclsolve_notebook_display.Table)(nil)).Elem(),
 		},
 		Proxies: map[string]reflect.Type{
 			"Displayer":      reflect.TypeOf((*P_github_com_oclsolve_oclsolve_notebook_display_Displayer)(nil)).Elem(),
