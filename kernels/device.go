@@ -30,6 +30,7 @@ type Device struct {
 
 	mu       sync.Mutex // guards the queue, kernel arguments and launches
 	programs programCache
+	compile  compileAccount
 	mem      memoryAccount
 	launches atomic.Int64
 	ready    atomic.Bool // the context and queue exist

@@ -79,6 +79,7 @@ func (d *Device) Build(options string, sources ...Source) (*Program, error) {
 		return p, nil
 	}
 	start := time.Now()
+	defer func() { d.compile.add(time.Since(start)) }()
 	p := &Program{dev: d, name: name, options: opts, kernels: map[string]*Kernel{}}
 	if bin := diskCacheLoad(key); bin != nil {
 		if raw, err := createProgramFromBinary(d.ctx, d.dev, bin); err == nil {
@@ -97,7 +98,9 @@ func (d *Device) Build(options string, sources ...Source) (*Program, error) {
 		if err != nil {
 			return nil, err
 		}
+		stopNotice := d.compile.noticeAfter(d)
 		log, err := raw.build(d.dev, opts)
+		stopNotice()
 		if err != nil {
 			raw.release()
 			return nil, &BuildError{Source: name, Device: d.info.Name, Options: opts, Log: log, Err: err}

@@ -6,16 +6,17 @@ import (
 	"time"
 )
 
-// HelpText is what :help prints: the workflow in five lines, then the
-// commands.
-const HelpText = `Workflow (fmt, math, mat, plot, display, kernels, afarray, sparse, gauss are imported):
-  1. a := mat.NewDense(3, 3, []float64{4, 1, 0, 1, 4, 1, 0, 1, 4})   build on the host with gonum
-  2. x, err := afarray.FromDense(a)                                  wrap it as a device array (uploaded on first use)
-  3. :time y := ...                                                  compute on the device; time includes completion
-  4. display.Show(x); y.Host()                                       look at results: previews, never full transfers
-  5. m, err := sparse.ReadMatrixMarketFile("K.mtx")                  read real stiffness matrices, then solve them
+// HelpText is what :help prints: the workflow, then the commands. Every
+// numbered line runs as written (TestHelpExamplesRun), given the matrix.
+const HelpText = `Workflow (fmt, math, mat, plot, display, kernels, afarray, sparse, solver, gauss are imported):
+  1. a, err := sparse.ReadFile("bcsstk16.mtx")     read a matrix: Matrix Market, OpenFEM set or SciPy .npz
+  2. x, rep, err := solver.Solve(a, nil)           solve A x = b (nil b: ones) with the best method for A
+  3. rep                                           what ran, the time split, memory; rep.TotalTime, ...
+  4. xd, err := afarray.FromFloat64s(x)            a device array: printing it moves only its corners
+  5. :time nx, err := afarray.Norm2(xd)            time device work until the device has finished
+  6. x, rep, err = solver.Run(a, nil, solver.Options{Method: solver.MethodCG, Format: solver.FormatCSC})
 Commands: :help [packages]  :time EXPR  :mem  :device [SPEC]  :load FILE.go  :quit
-Keys: Tab completes, Ctrl-C interrupts the running evaluation, Ctrl-D quits.`
+Keys: Tab completes, Ctrl-C interrupts the running evaluation or clears the line, Ctrl-D quits.`
 
 // commandNames are the session commands, for completion.
 var commandNames = []string{":help", ":time", ":mem", ":device", ":load", ":quit"}

@@ -91,6 +91,7 @@ var DefaultImports = []string{
 	"github.com/oclsolve/oclsolve/afarray",
 	"github.com/oclsolve/oclsolve/afarray/sparse",
 	"github.com/oclsolve/oclsolve/afarray/gauss",
+	"github.com/oclsolve/oclsolve/afarray/solver",
 }
 
 // warmUp touches the types whose packages gomacro loads lazily, so that

@@ -164,8 +164,8 @@ func TestInterrupt(t *testing.T) {
 func TestCommands(t *testing.T) {
 	e, out, devs := newTestEngine(t)
 	eval(t, e, ":help")
-	if lines := strings.Split(out.String(), "\n"); !strings.HasPrefix(lines[0], "Workflow") || !strings.HasPrefix(lines[6], "Commands:") {
-		t.Fatalf(":help: want the workflow in five lines, then the commands; got\n%s", out)
+	if lines := strings.Split(out.String(), "\n"); !strings.HasPrefix(lines[0], "Workflow") || !strings.HasPrefix(lines[7], "Commands:") {
+		t.Fatalf(":help: want the workflow in six lines, then the commands; got\n%s", out)
 	}
 	out.Reset()
 	eval(t, e, ":help packages")
@@ -528,5 +528,43 @@ func TestNoFalseStackOverflow(t *testing.T) {
 	}
 	if _, err := e.Eval("f(0)"); !errors.Is(err, ErrStackOverflow) {
 		t.Fatalf("second runaway recursion: %v", err)
+	}
+}
+
+// TestHelpExamplesRun runs the numbered lines of :help as a user would type
+// them, with the matrix file name pointing at the collection.
+func TestHelpExamplesRun(t *testing.T) {
+	path, err := filepath.Abs("../../shared/matrices/bcsstk16.mtx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Skip("matrix collection not found")
+	}
+	e, _, _ := newTestEngine(t)
+	ran := 0
+	for _, line := range strings.Split(HelpText, "\n") {
+		line = strings.TrimSpace(line)
+		if len(line) < 3 || line[0] < '1' || line[0] > '9' || line[1] != '.' {
+			continue
+		}
+		code, _, _ := strings.Cut(strings.TrimSpace(line[2:]), "   ")
+		code = strings.ReplaceAll(code, `"bcsstk16.mtx"`, fmt.Sprintf("%q", path))
+		r, err := e.Eval(code)
+		if err != nil {
+			t.Fatalf("help line %q: %v", code, err)
+		}
+		ran++
+		if strings.TrimSpace(code) == "rep" {
+			if len(r.Values) != 1 || !strings.Contains(FormatValue(r.Values[0]), "n = 4884") {
+				t.Fatalf("rep shows %v", r.Values)
+			}
+		}
+	}
+	if ran < 5 {
+		t.Fatalf("only %d help examples found", ran)
+	}
+	if r := eval(t, e, "err"); r.Values[0] != nil {
+		t.Fatalf("err after the examples: %v", r.Values[0])
 	}
 }

@@ -41,13 +41,22 @@ type Report struct {
 	Format   Format
 	Variant  Variant
 	Ordering sparse.Ordering // the ordering actually used: natural or rcm
-	N, NNZ   int             // order and stored entries of A as given
+	// N is the order of A; NNZ its entries in the lower triangle, diagonal
+	// included, and NNZFull in the whole matrix, the same counts for every
+	// input kind (a symmetric file stores one triangle, an OpenFEM set
+	// both).
+	N, NNZ, NNZFull int
+	// Choice says, when Options.Method was empty, which method the matrix
+	// got and why.
+	Choice string
 
 	// The time split. Upload includes building the storage format on the
 	// host; Symbolic is the CSC symbolic factorization (the thesis left it
 	// out of its timings); Solve is the triangular solves, or all of CG.
-	// Total is the wall time of Run.
-	UploadTime, OrderingTime, SymbolicTime, FactorizeTime, SolveTime, TotalTime time.Duration
+	// Compile is the time spent building OpenCL programs (compiling them
+	// on a first run, loading them from the disk cache later), taken out of
+	// the phase that built them. Total is the wall time of Run.
+	UploadTime, OrderingTime, SymbolicTime, FactorizeTime, SolveTime, CompileTime, TotalTime time.Duration
 
 	// DeviceBytes is the peak device memory during the run, measured by
 	// the device's account; ThesisMemory is the thesis's formula for the
@@ -67,8 +76,20 @@ type Report struct {
 // a square COO matrix, one triangle (Symmetric) or both. Errors are typed:
 // *NotPositiveDefiniteError, *ZeroPivotError, *NotConvergedError (x and the
 // report are still returned), *NonFiniteError, ErrShape, ErrUnknown.
+//
+// A nil b means ones (Ones). An empty opts.Method means the best method for
+// A (see Solve); Format and Variant are then ignored.
 func Run(a *sparse.COO, b []float64, opts Options) ([]float64, *Report, error) {
 	start := time.Now()
+	if a == nil {
+		return nil, nil, fmt.Errorf("%w: nil matrix", ErrShape)
+	}
+	if b == nil {
+		b = Ones(a.Rows)
+	}
+	if opts.Method == "" {
+		return runAuto(a, b, opts)
+	}
 	e, err := lookup(opts.Method, opts.Format, opts.Variant)
 	if err != nil {
 		return nil, nil, err
@@ -86,7 +107,7 @@ func Run(a *sparse.COO, b []float64, opts Options) ([]float64, *Report, error) {
 	afarray.SetDevice(dev)
 	defer afarray.SetDevice(prev)
 
-	rep := &Report{Method: e.method, Format: e.format, Variant: e.variant, N: a.Rows, NNZ: a.NNZ()}
+	rep := &Report{Method: e.method, Format: e.format, Variant: e.variant, N: a.Rows, NNZ: a.NNZLower(), NNZFull: a.NNZFull()}
 	launches := dev.Launches()
 	dev.ResetPeak()
 	basePeak := dev.MemoryStats().Live
@@ -185,6 +206,8 @@ func reorder(a *sparse.COO, b []float64, order sparse.Ordering, f *formatSpec, r
 func runEntry(rep *Report, e *entry, a *sparse.COO, b []float64, opts Options) ([]float64, error) {
 	f := formatSpecOf(e.format)
 	t := time.Now()
+	dev, _ := afarray.CurrentDevice()
+	compile0 := dev.CompileTime()
 	bd, err := afarray.FromFloat64s(b)
 	if err != nil {
 		return nil, err
@@ -196,6 +219,7 @@ func runEntry(rep *Report, e *entry, a *sparse.COO, b []float64, opts Options) (
 	}
 	defer release()
 	rep.UploadTime = time.Since(t)
+	rep.takeCompile(&rep.UploadTime, rep.UploadTime, compile0)
 	var x *afarray.Array
 	switch {
 	case e.newFactor != nil:
@@ -204,8 +228,10 @@ func runEntry(rep *Report, e *entry, a *sparse.COO, b []float64, opts Options) (
 		x, err = runIterative(rep, e, m, bd, opts)
 	default:
 		t = time.Now()
+		c0 := dev.CompileTime()
 		x, err = e.solveOnce(m, bd, e.variant)
 		rep.FactorizeTime = time.Since(t)
+		rep.takeCompile(&rep.FactorizeTime, rep.FactorizeTime, c0)
 	}
 	rep.ThesisMemory = f.thesisMemory(a.Rows, le)
 	if x == nil {
@@ -228,9 +254,13 @@ func runEntry(rep *Report, e *entry, a *sparse.COO, b []float64, opts Options) (
 func runDirect(rep *Report, e *entry, m any, le int, b *afarray.Array) (*afarray.Array, int, error) {
 	f := e.newFactor()
 	defer f.Release()
+	dev, _ := afarray.CurrentDevice()
+	c0, t0 := dev.CompileTime(), time.Now()
 	err := f.factorizeOwned(m, e.variant)
+	wall := time.Since(t0)
 	st := f.Stats()
 	rep.SymbolicTime, rep.FactorizeTime = st.SymbolicTime, st.FactorTime
+	rep.takeCompile(&rep.FactorizeTime, wall-st.SymbolicTime, c0)
 	if st.FactorLen > 0 {
 		le = st.FactorLen
 	}
@@ -238,11 +268,13 @@ func runDirect(rep *Report, e *entry, m any, le int, b *afarray.Array) (*afarray
 		return nil, le, err
 	}
 	t := time.Now()
+	c0 = dev.CompileTime()
 	x, err := f.Solve(b)
 	if err == nil {
 		err = x.Sync()
 	}
 	rep.SolveTime = time.Since(t)
+	rep.takeCompile(&rep.SolveTime, rep.SolveTime, c0)
 	return x, le, err
 }
 
@@ -257,10 +289,30 @@ func runIterative(rep *Report, e *entry, m any, b *afarray.Array, opts Options) 
 		defer r.Release()
 	}
 	t := time.Now()
+	dev, _ := afarray.CurrentDevice()
+	c0 := dev.CompileTime()
 	x, res, err := methodSpecOf(e.method).iterate(op, b, opts, e.variant)
 	rep.SolveTime = time.Since(t)
+	rep.takeCompile(&rep.SolveTime, rep.SolveTime, c0)
 	if res != nil {
 		rep.Iterations, rep.Residual, rep.History = res.Iterations, res.Residual, res.History
 	}
 	return x, err
+}
+
+// takeCompile accounts the program builds of the current device since c0
+// to CompileTime, and takes them out of the phase *d when they happened
+// inside its measured time: wall is the wall time of the step that
+// measured *d, and whatever of the builds does not fit beside *d in wall
+// was inside it. The split then adds up, and phases show the work, not a
+// first run's compiler.
+func (r *Report) takeCompile(d *time.Duration, wall, c0 time.Duration) {
+	dev, err := afarray.CurrentDevice()
+	if err != nil {
+		return
+	}
+	c := compileDelta(dev, c0)
+	overlap := min(max(*d+c-wall, 0), c, *d)
+	*d -= overlap
+	r.CompileTime += c
 }

@@ -1,0 +1,83 @@
+package solver
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/oclsolve/oclsolve/afarray/sparse"
+	"gonum.org/v1/gonum/mat"
+)
+
+// autoCheck solves a x = ones with the automatic choice and compares x
+// with gonum's dense LU solution of the same system.
+func autoCheck(t *testing.T, a *sparse.COO, wantChoice string) *Report {
+	t.Helper()
+	x, rep, err := Solve(a, nil)
+	if err != nil {
+		t.Fatalf("Solve: %v", err)
+	}
+	if !strings.Contains(rep.Choice, wantChoice) {
+		t.Fatalf("choice %q, want it to say %q", rep.Choice, wantChoice)
+	}
+	d, err := a.ToDense()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ref mat.VecDense
+	if err := ref.SolveVec(d, mat.NewVecDense(a.Rows, Ones(a.Rows))); err != nil {
+		t.Fatal(err)
+	}
+	scale := mat.Norm(&ref, math.Inf(1))
+	for i, v := range x {
+		if math.Abs(v-ref.AtVec(i)) > 1e-8*scale {
+			t.Fatalf("x[%d] = %g, gonum %g", i, v, ref.AtVec(i))
+		}
+	}
+	return rep
+}
+
+func TestSolveChoosesTheMethod(t *testing.T) {
+	// SPD: a real stiffness matrix gets the fast Cholesky.
+	rep := autoCheck(t, denseTestLoad(t, "bcsstk01"), "positive definite")
+	if rep.Method != MethodCholesky || rep.NNZ != 224 || rep.NNZFull != 400 {
+		t.Errorf("bcsstk01: %s, nnz %d / %d, want cholesky and 224 / 400", rep.Method, rep.NNZ, rep.NNZFull)
+	}
+	// The split adds up: the phases never exceed the total, and what
+	// String and HTML show is bounded.
+	var sum time.Duration
+	for _, p := range rep.phases() {
+		sum += p.d
+	}
+	if d := sum - rep.TotalTime; d > time.Millisecond || d < -rep.TotalTime/100-time.Millisecond {
+		t.Errorf("phases add to %v of a %v total", sum, rep.TotalTime)
+	}
+	if s := rep.String(); !strings.Contains(s, "nnz = 224 (lower triangle; 400 in the full matrix)") || strings.Count(s, "\n") > 6 {
+		t.Errorf("report text:\n%s", s)
+	}
+	if h := rep.HTML(); !strings.Contains(h, "time split") || !strings.Contains(h, "factorize") {
+		t.Errorf("report HTML: %s", h)
+	}
+	// Symmetric indefinite: Cholesky fails, LDLᵀ solves it.
+	ind := &sparse.COO{Rows: 3, Cols: 3, Symmetric: true,
+		I: []int32{0, 1, 1, 2, 2}, J: []int32{0, 0, 1, 1, 2}, V: []float64{1, 2, 1, 1, 3}}
+	if rep := autoCheck(t, ind, "indefinite"); rep.Method != MethodLDLT {
+		t.Errorf("indefinite: %s", rep.Method)
+	}
+	// General: dense LU with pivoting (its first pivot is zero).
+	gen := &sparse.COO{Rows: 3, Cols: 3,
+		I: []int32{1, 0, 2, 1, 2, 0}, J: []int32{0, 1, 1, 1, 2, 2}, V: []float64{4, 2, 1, 3, 5, -1}}
+	if rep := autoCheck(t, gen, "not symmetric"); rep.Method != MethodLU {
+		t.Errorf("general: %s", rep.Method)
+	}
+	// Run with empty Options is Solve; a singular general matrix is an error.
+	sing := &sparse.COO{Rows: 2, Cols: 2, I: []int32{0, 1}, J: []int32{1, 1}, V: []float64{1, 2}}
+	if _, _, err := Run(sing, nil, Options{}); err == nil {
+		t.Error("a singular matrix solved")
+	}
+	if _, _, err := Solve(nil, nil); !errors.Is(err, ErrShape) {
+		t.Errorf("nil matrix: %v", err)
+	}
+}
