@@ -73,4 +73,3 @@ func (c *DenseLDLT) String() string { return c.Stats().summary("solver.DenseLDLT
 
 // HTML renders the summary, for notebooks.
 func (c *DenseLDLT) HTML() string { return c.Stats().summaryHTML("solver.DenseLDLT") }
-

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/oclsolve/oclsolve/kernels"
 	"github.com/oclsolve/oclsolve/notebook"
 )
 
@@ -57,6 +58,13 @@ func main() {
 }
 
 func runMain(args []string, stdout, stderr io.Writer) int {
+	kernels.CompileNotice = func(d *kernels.Device) {
+		where := "the disk cache is off"
+		if dir := kernels.CacheDir(); dir != "" {
+			where = "kept in " + dir
+		}
+		fmt.Fprintf(stderr, "oclsolve: compiling OpenCL programs for %s, once (%s; `oclsolve warmup` builds them all ahead)\n", d.Name(), where)
+	}
 	var err error
 	if len(args) == 0 {
 		err = defaultCommand()

@@ -52,7 +52,7 @@ func poisson1dProblem(arg string, o *solveOptions) (*solveProblem, error) {
 		return nil, err
 	}
 	exact, _ := cyclic.Poisson1DExact(n, 1)
-	p := &solveProblem{Spec: t, N: n, NNZ: 3*n - 2, B: append([]float64(nil), t.RHS...), Ref: exact, NormInf: 4}
+	p := &solveProblem{Spec: t, N: n, NNZ: 2*n - 1, NNZFull: 3*n - 2, B: append([]float64(nil), t.RHS...), Ref: exact, NormInf: 4}
 	if n == 1 {
 		p.NormInf = 2
 	}
@@ -75,7 +75,7 @@ func poisson2dProblem(arg string, o *solveOptions) (*solveProblem, error) {
 		return nil, err
 	}
 	n := P * Q
-	p := &solveProblem{Spec: g, N: n, NNZ: 5*n - 2*P - 2*Q, B: append([]float64(nil), g.F...), Ref: g.Exact,
+	p := &solveProblem{Spec: g, N: n, NNZ: (6*n - 2*P - 2*Q) / 2, NNZFull: 5*n - 2*P - 2*Q, B: append([]float64(nil), g.F...), Ref: g.Exact,
 		NormInf: 4/(g.Hx*g.Hx) + 4/(g.Hy*g.Hy)}
 	p.MatVec = func(x []float64) []float64 {
 		y := make([]float64, len(x))

@@ -40,7 +40,7 @@ func runThesisMethod(p *solveProblem, o *solveOptions) (*solveOutcome, error) {
 		X: x, Ordering: string(rep.Ordering),
 		Times: timeSplit{
 			Upload: rep.UploadTime.Seconds(), Ordering: rep.OrderingTime.Seconds(), Symbolic: rep.SymbolicTime.Seconds(),
-			Factorize: rep.FactorizeTime.Seconds(), Solve: rep.SolveTime.Seconds(), Total: rep.TotalTime.Seconds(),
+			Factorize: rep.FactorizeTime.Seconds(), Solve: rep.SolveTime.Seconds(), Compile: rep.CompileTime.Seconds(), Total: rep.TotalTime.Seconds(),
 		},
 		DeviceBytes: rep.DeviceBytes, ThesisMemory: rep.ThesisMemory,
 		Iterations: rep.Iterations, ResidualHistory: rep.History,
