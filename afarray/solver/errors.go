@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/oclsolve/oclsolve/kernels/errs"
@@ -37,29 +38,32 @@ var (
 	ErrReleased = errs.New("solver", errs.ErrReleased, "no factorization or released")
 )
 
-// NotPositiveDefiniteError is returned when the pivot of column Column
-// (0-based) is not positive.
+// NotPositiveDefiniteError is returned when the pivot of column Column is
+// not positive. Column is 0-based, in the numbering of the matrix the
+// caller gave: Run maps it back through its reordering, so it names the
+// column of the file (the message prints it 1-based, as files do).
 type NotPositiveDefiniteError struct {
 	Column int
 	Pivot  float64
 }
 
 func (e *NotPositiveDefiniteError) Error() string {
-	return fmt.Sprintf("solver: matrix is not positive definite: pivot %g at column %d", e.Pivot, e.Column)
+	return fmt.Sprintf("solver: matrix is not positive definite: pivot %.6g at column %d", e.Pivot, e.Column+1)
 }
 
 // Unwrap makes the error match ErrNotPositiveDefinite.
 func (e *NotPositiveDefiniteError) Unwrap() error { return ErrNotPositiveDefinite }
 
-// ZeroPivotError is returned when the pivot of column Column (0-based) is
-// zero (or too small to divide by safely).
+// ZeroPivotError is returned when the pivot of column Column is zero (or
+// too small to divide by safely). Column is 0-based in the caller's
+// numbering, as in NotPositiveDefiniteError; the message prints it 1-based.
 type ZeroPivotError struct {
 	Column int
 	Pivot  float64
 }
 
 func (e *ZeroPivotError) Error() string {
-	return fmt.Sprintf("solver: zero pivot %g at column %d", e.Pivot, e.Column)
+	return fmt.Sprintf("solver: zero pivot %.6g at column %d", e.Pivot, e.Column+1)
 }
 
 // Unwrap makes the error match ErrZeroPivot.
@@ -74,7 +78,7 @@ type NotConvergedError struct {
 }
 
 func (e *NotConvergedError) Error() string {
-	return fmt.Sprintf("solver: not converged after %d iterations: residual %g > tolerance %g", e.Iterations, e.Residual, e.Tolerance)
+	return fmt.Sprintf("solver: not converged after %d iterations: residual %.3g > tolerance %g", e.Iterations, e.Residual, e.Tolerance)
 }
 
 // Unwrap makes the error match ErrNotConverged.
@@ -92,3 +96,39 @@ func (e *NonFiniteError) Error() string {
 
 // Unwrap makes the error match ErrNonFinite.
 func (e *NonFiniteError) Unwrap() error { return ErrNonFinite }
+
+// ErrInaccurate reports a direct solve whose solution fails its own
+// accuracy check: the normwise backward error exceeds MaxBackwardError.
+var ErrInaccurate = errors.New("solver: inaccurate solution")
+
+// MaxBackwardError is the largest normwise backward error
+// ||b - A x||∞ / (||A||∞ ||x||∞ + ||b||∞) Run accepts from a direct method
+// in double precision. A backward-stable factorization of any matrix it
+// can factor stays near n times the unit roundoff (1e-13 for the systems
+// here); beyond 1e-8 the factorization itself went wrong (no pivoting on
+// an indefinite or nearly singular matrix).
+const MaxBackwardError = 1e-8
+
+// InaccurateError is returned by Run, together with x and its report,
+// when a direct method's solution has a backward error above
+// MaxBackwardError.
+type InaccurateError struct {
+	Method        Method
+	BackwardError float64
+}
+
+func (e *InaccurateError) Error() string {
+	hint := "the matrix is ill-conditioned or singular"
+	switch e.Method {
+	case MethodCholesky:
+		hint = "the matrix may not be positive definite, or is ill-conditioned: try --method ldlt, or gauss-pivot (partial pivoting)"
+	case MethodLDLT:
+		hint = "LDLᵀ without pivoting is unstable on indefinite or nearly singular matrices: try --method gauss-pivot (partial pivoting)"
+	case MethodGaussJordan:
+		hint = "Gauss-Jordan without pivoting is unstable on this matrix: try --method gauss-pivot (partial pivoting)"
+	}
+	return fmt.Sprintf("solver: inaccurate solution: %s normwise backward error %.3g exceeds %g; %s", e.Method, e.BackwardError, MaxBackwardError, hint)
+}
+
+// Unwrap makes the error match ErrInaccurate.
+func (e *InaccurateError) Unwrap() error { return ErrInaccurate }

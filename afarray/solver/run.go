@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -65,6 +66,10 @@ type Report struct {
 	DeviceBytes  int64
 	ThesisMemory float64
 
+	// BackwardError is the normwise backward error of the returned x,
+	// ||b - A x||∞ / (||A||∞ ||x||∞ + ||b||∞), measured on the host.
+	BackwardError float64
+
 	Iterations int       // CG only
 	Residual   float64   // CG only: the residual it tested
 	History    []float64 // CG only
@@ -74,8 +79,14 @@ type Report struct {
 // Run solves A x = b with the method, format, variant and ordering named
 // in opts, timing each phase, and returns x in the original numbering. A is
 // a square COO matrix, one triangle (Symmetric) or both. Errors are typed:
-// *NotPositiveDefiniteError, *ZeroPivotError, *NotConvergedError (x and the
-// report are still returned), *NonFiniteError, ErrShape, ErrUnknown.
+// *NotPositiveDefiniteError and *ZeroPivotError (their Column 0-based in
+// A's own numbering, whatever the ordering), *NotConvergedError and
+// *InaccurateError (x and the report are still returned: CG stopped at its
+// limit, or a direct method's backward error exceeds MaxBackwardError),
+// *NonFiniteError, *sparse.StructureError (an empty row or column; for
+// Cholesky a missing or non-positive diagonal entry, refused before any
+// work), an error matching sparse.ErrNotSymmetric for a non-symmetric A
+// given to Cholesky, LDLᵀ or CG (in any format), ErrShape, ErrUnknown.
 //
 // A nil b means ones (Ones). An empty opts.Method means the best method for
 // A (see Solve); Format and Variant are then ignored.
@@ -83,6 +94,10 @@ func Run(a *sparse.COO, b []float64, opts Options) ([]float64, *Report, error) {
 	start := time.Now()
 	if a == nil {
 		return nil, nil, fmt.Errorf("%w: nil matrix", ErrShape)
+	}
+	// O(nnz), before anything of the order is allocated (ones included).
+	if err := a.CheckStructure(); err != nil {
+		return nil, nil, err
 	}
 	if b == nil {
 		b = Ones(a.Rows)
@@ -95,6 +110,9 @@ func Run(a *sparse.COO, b []float64, opts Options) ([]float64, *Report, error) {
 		return nil, nil, err
 	}
 	if err := checkSystem(a, b); err != nil {
+		return nil, nil, err
+	}
+	if err := checkMethodInput(a, e.method); err != nil {
 		return nil, nil, err
 	}
 	dev := opts.Device
@@ -123,6 +141,7 @@ func Run(a *sparse.COO, b []float64, opts Options) ([]float64, *Report, error) {
 	rep.Launches = dev.Launches() - launches
 	rep.DeviceBytes = dev.MemoryStats().Peak - basePeak
 	rep.TotalTime = time.Since(start)
+	originalColumn(err, perm)
 	if x == nil {
 		return nil, rep, err
 	}
@@ -133,7 +152,87 @@ func Run(a *sparse.COO, b []float64, opts Options) ([]float64, *Report, error) {
 		}
 		x = y
 	}
+	rep.BackwardError = BackwardError(a, x, b)
+	if err == nil && methodSpecOf(e.method).iterate == nil && rep.BackwardError > MaxBackwardError {
+		// A direct method's answer is checked, never returned silently
+		// wrong (LDLᵀ without pivoting on a nearly singular matrix).
+		err = &InaccurateError{Method: e.method, BackwardError: rep.BackwardError}
+	}
 	return x, rep, err
+}
+
+// originalColumn maps the column of a pivot failure from the reordered
+// system back to the caller's numbering.
+func originalColumn(err error, perm []int) {
+	if err == nil || perm == nil {
+		return
+	}
+	var npd *NotPositiveDefiniteError
+	var zp *ZeroPivotError
+	switch {
+	case errors.As(err, &npd) && npd.Column >= 0 && npd.Column < len(perm):
+		npd.Column = perm[npd.Column]
+	case errors.As(err, &zp) && zp.Column >= 0 && zp.Column < len(perm):
+		zp.Column = perm[zp.Column]
+	}
+}
+
+// checkMethodInput refuses, in O(nnz) before anything of the matrix's
+// order is allocated, what the method cannot solve: a matrix with an empty
+// row or column (a header declaring an order of billions with a handful of
+// entries is one), a non-symmetric matrix for the symmetric methods in any
+// format (the dense ones would otherwise read one triangle and answer a
+// different system), a missing or non-positive diagonal for Cholesky.
+func checkMethodInput(a *sparse.COO, m Method) error {
+	if err := a.CheckStructure(); err != nil {
+		return err
+	}
+	switch m {
+	case MethodCholesky, MethodLDLT, MethodCG:
+		if !a.Symmetric {
+			if _, err := a.Lower(); err != nil {
+				return fmt.Errorf("solver: %s needs a symmetric matrix: %w", m, err)
+			}
+		}
+	}
+	if m == MethodCholesky {
+		return a.CheckDiagonal()
+	}
+	return nil
+}
+
+// BackwardError returns the normwise backward error of x as a solution of
+// A x = b, ||b - A x||∞ / (||A||∞ ||x||∞ + ||b||∞), computed on the host in
+// O(nnz). A may store one triangle (Symmetric) or the whole matrix.
+func BackwardError(a *sparse.COO, x, b []float64) float64 {
+	n := a.Rows
+	if len(x) != n || len(b) != n {
+		return math.Inf(1)
+	}
+	r := make([]float64, n)
+	rowAbs := make([]float64, n)
+	copy(r, b)
+	for k, v := range a.V {
+		i, j := a.I[k], a.J[k]
+		r[i] -= v * x[j]
+		rowAbs[i] += math.Abs(v)
+		if a.Symmetric && i != j {
+			r[j] -= v * x[i]
+			rowAbs[j] += math.Abs(v)
+		}
+	}
+	var rInf, aInf, xInf, bInf float64
+	for i := range r {
+		rInf = math.Max(rInf, math.Abs(r[i]))
+		aInf = math.Max(aInf, rowAbs[i])
+		xInf = math.Max(xInf, math.Abs(x[i]))
+		bInf = math.Max(bInf, math.Abs(b[i]))
+	}
+	d := aInf*xInf + bInf
+	if d == 0 {
+		return 0
+	}
+	return rInf / d
 }
 
 // checkSystem validates A and b before anything is uploaded.

@@ -191,7 +191,8 @@ func compareTriangles(lo, up *COO) error {
 			b++
 		}
 		if math.Abs(va-vb) > symTol*math.Max(math.Abs(va), math.Abs(vb)) {
-			return fmt.Errorf("%w: A(%d,%d)=%g but A(%d,%d)=%g", ErrNotSymmetric, i, j, va, j, i, vb)
+			// 1-based, as the file numbers rows and columns.
+			return fmt.Errorf("%w: A(%d,%d) = %g but A(%d,%d) = %g", ErrNotSymmetric, i+1, j+1, va, j+1, i+1, vb)
 		}
 	}
 	return nil

@@ -21,7 +21,9 @@ func checkDense(r, c int) error {
 	if r > maxDense || c > maxDense {
 		return fmt.Errorf("%w: %dx%d is too large for a dense matrix (limit %d)", ErrShape, r, c, maxDense)
 	}
-	return nil
+	// Refused before the allocation, with the sizes, rather than grown
+	// until the system kills the process.
+	return CheckHostMemory(fmt.Sprintf("a dense %dx%d matrix", r, c), 8*int64(r)*int64(c))
 }
 
 // ToDense returns c as a dense matrix, mirroring a Symmetric c and summing
@@ -173,7 +175,7 @@ func checkDenseSymmetric(a mat.Matrix) (int, error) {
 	for j := 0; j < r; j++ {
 		for i := j + 1; i < r; i++ {
 			if a.At(i, j) != a.At(j, i) {
-				return 0, fmt.Errorf("%w: A(%d,%d)=%g but A(%d,%d)=%g", ErrNotSymmetric, i, j, a.At(i, j), j, i, a.At(j, i))
+				return 0, fmt.Errorf("%w: A(%d,%d) = %g but A(%d,%d) = %g", ErrNotSymmetric, i+1, j+1, a.At(i, j), j+1, i+1, a.At(j, i))
 			}
 		}
 	}

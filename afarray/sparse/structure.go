@@ -3,6 +3,8 @@ package sparse
 import (
 	"errors"
 	"fmt"
+
+	"github.com/oclsolve/oclsolve/kernels/errs"
 )
 
 // Structural checks: O(nnz) time, and memory proportional to what the input
@@ -14,11 +16,11 @@ import (
 var (
 	// ErrSingular reports a matrix that is singular by its structure
 	// alone: a row or column without any entry.
-	ErrSingular = errors.New("sparse: matrix is structurally singular")
+	ErrSingular = errs.New("sparse", errs.ErrSingular, "matrix is structurally singular")
 
 	// ErrNotPositiveDefinite reports a matrix whose diagonal already shows
 	// that it is not positive definite: a missing or non-positive entry.
-	ErrNotPositiveDefinite = errors.New("sparse: matrix is not positive definite")
+	ErrNotPositiveDefinite = errs.New("sparse", errs.ErrNotPositiveDefinite, "")
 )
 
 // StructureError names the first row or column at fault, 0-based in the

@@ -45,6 +45,25 @@ var defaultCommand = func() error { return commands["help"].run(nil) }
 // errUsage marks an error in the command line; main prints the usage after it.
 var errUsage = errors.New("usage error")
 
+// Exit statuses. A command that ran but whose answer fails a check exits
+// with a status of its own, after printing its report, so that scripts can
+// tell "no answer" from "an answer that must not be trusted".
+const (
+	exitFailure      = 1 // an error: unreadable input, a failed factorization, ...
+	exitUsage        = 2 // a malformed command line
+	exitNotConverged = 3 // an iterative solve stopped before its tolerance
+	exitInaccurate   = 4 // a direct solve's backward error exceeds its limit
+)
+
+// exitError is an error with its own exit status.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
 func main() {
 	notebook.RunWorkerIfChild() // a notebook worker never returns from it
 	code := runMain(os.Args[1:], os.Stdout, os.Stderr)
@@ -86,10 +105,14 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 			return 0
 		}
 		fmt.Fprintf(stderr, "oclsolve %s: %v\n", firstArg(args), err)
-		if errors.Is(err, errUsage) {
-			return 2
+		var ee *exitError
+		switch {
+		case errors.As(err, &ee):
+			return ee.code
+		case errors.Is(err, errUsage):
+			return exitUsage
 		}
-		return 1
+		return exitFailure
 	}
 	return 0
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/oclsolve/oclsolve/afarray/fem"
+	"github.com/oclsolve/oclsolve/afarray/solver"
 	"github.com/oclsolve/oclsolve/afarray/sparse"
 	"github.com/oclsolve/oclsolve/kernels"
 )
@@ -69,6 +71,9 @@ type solveProblem struct {
 	// Model is the generated finite-element system (model1:, model2:),
 	// whose nodes the PETSc engine uses; nil for files.
 	Model *fem.System
+	Notes  []string  // about the problem, for the report
+
+	missingB string // the OpenFEM set's absent .fzs, when it has none
 
 	// MatVec computes A x on the host and NormInf returns ||A||∞; both are
 	// derived from A when nil.
@@ -100,6 +105,13 @@ type solveOutcome struct {
 	Iterations      int
 	ResidualHistory []float64
 	Notes           []string
+	// Converged is set by iterative methods; Failure is why the answer
+	// must not be trusted (CG stopped at its limit), reported after it.
+	Converged *bool
+	Failure   error
+	// Single is set when the method computed in single precision, which
+	// bounds its accuracy (see accuracyLimit).
+	Single bool
 }
 
 // solveReport is what `oclsolve solve --json` prints. The field names are
@@ -118,6 +130,10 @@ type solveOutcome struct {
 //	relative_residual        ||b - A x||₂ / ||b||₂
 //	backward_error           normwise backward error ||b - A x||∞ / (||A||∞ ||x||∞ + ||b||∞)
 //	ref_max_abs_diff, ref_norm2_diff  max|x - xref| and ||x - xref||₂ when --ref is given
+//	converged                iterative methods: whether the tolerance was reached
+//	error                    why the answer must not be trusted (the command then
+//	                         exits 3 for CG that did not converge, 4 for a direct
+//	                         method whose backward error exceeds its limit)
 type solveReport struct {
 	Source           string    `json:"source"`
 	N                int       `json:"n"`
@@ -138,6 +154,8 @@ type solveReport struct {
 	BackwardError    float64   `json:"backward_error"`
 	RefMaxAbsDiff    *float64  `json:"ref_max_abs_diff,omitempty"`
 	RefNorm2Diff     *float64  `json:"ref_norm2_diff,omitempty"`
+	Converged        *bool     `json:"converged,omitempty"`
+	Error            string    `json:"error,omitempty"`
 	Notes            []string  `json:"notes,omitempty"`
 	// PETSc describes a run of --engine petsc (solve_petsc.go).
 	PETSc *petscReport `json:"petsc,omitempty"`
@@ -193,6 +211,8 @@ func runSolve(args []string) error {
 	if len(posArgs) < 1 || len(posArgs) > 2 {
 		return fmt.Errorf("%w: want A and optionally b", errUsage)
 	}
+	rhsSet := false
+	fs.Visit(func(f *flag.Flag) { rhsSet = rhsSet || f.Name == "rhs" })
 	switch o.Engine {
 	case engineOpenCL:
 		if o.PC != "" || o.PETScOptions != "" {
@@ -202,7 +222,7 @@ func runSolve(args []string) error {
 		if err := checkPETScFlags(&o); err != nil {
 			return err
 		}
-		p, err := loadSystem(posArgs, &o, *rhs, *ref)
+		p, err := loadSystem(posArgs, &o, *rhs, rhsSet, *ref)
 		if err != nil {
 			return err
 		}
@@ -237,7 +257,7 @@ func runSolve(args []string) error {
 	}
 	o.Device = dev
 
-	p, err := loadSystem(posArgs, &o, *rhs, *ref)
+	p, err := loadSystem(posArgs, &o, *rhs, rhsSet, *ref)
 	if err != nil {
 		return err
 	}
@@ -270,19 +290,62 @@ func runSolve(args []string) error {
 	if note, ok := p.Spec.(string); ok && note != "" {
 		out.Notes = append([]string{note}, out.Notes...)
 	}
+	out.Notes = append(p.Notes, out.Notes...)
 	rep := makeReport(p, &o, m, out)
 	rep.Device = dev.Name()
 	rep.KernelLaunches = dev.Launches() - launches
 	if out.DeviceBytes == 0 {
 		rep.DeviceBytes = dev.MemoryStats().Peak
 	}
+	// The answer is checked before it is reported as one: the report is
+	// printed either way, the exit status tells whether to trust it.
+	var failure error
+	switch {
+	case out.Failure != nil:
+		failure = &exitError{exitNotConverged, out.Failure}
+	case out.Converged == nil && !(rep.BackwardError <= accuracyLimit(out)):
+		failure = &exitError{exitInaccurate, inaccurate(m.name, o.Variant, rep.BackwardError, accuracyLimit(out))}
+	}
+	if failure != nil {
+		rep.Error = failure.Error()
+	}
 	if *asJSON {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+		return failure
 	}
 	printReport(os.Stdout, rep)
-	return nil
+	return failure
+}
+
+// accuracyLimit is the largest backward error a direct method's answer may
+// have: solver.MaxBackwardError in double precision, 1e-4 for the single
+// precision variants (unit roundoff 6e-8 times the growth of elimination).
+func accuracyLimit(out *solveOutcome) float64 {
+	if out.Single {
+		return 1e-4
+	}
+	return solver.MaxBackwardError
+}
+
+// inaccurate says how inaccurate a direct method's answer is and what to
+// try instead.
+func inaccurate(method, variant string, be, limit float64) error {
+	hint := "the matrix is singular or too ill-conditioned for this precision"
+	switch method {
+	case "cholesky":
+		hint = "the matrix may not be positive definite, or is ill-conditioned: try --method ldlt, or --method gauss-pivot (partial pivoting)"
+	case "ldlt":
+		hint = "LDLᵀ without pivoting is unstable on indefinite or nearly singular matrices: try --method gauss-pivot (partial pivoting)"
+	case "gj", "gauss":
+		hint = "elimination without pivoting is unstable on this matrix: try --method gauss-pivot (partial pivoting)"
+	case "cr", "pcr", "crpcr", "bcr":
+		hint = "cyclic reduction does not pivot and needs a diagonally dominant matrix: try --method gauss-pivot"
+	}
+	return fmt.Errorf("the solution is inaccurate: %s (%s) normwise backward error %.3g exceeds %.0e; %s", method, variant, be, limit, hint)
 }
 
 // orderNames lists the orderings --order accepts, from the sparse package's
@@ -297,7 +360,7 @@ func orderNames() string {
 
 // loadSystem loads A (file or generator), b (file, or --rhs) and the
 // reference solution of --ref.
-func loadSystem(posArgs []string, o *solveOptions, rhs, ref string) (*solveProblem, error) {
+func loadSystem(posArgs []string, o *solveOptions, rhs string, rhsSet bool, ref string) (*solveProblem, error) {
 	p, err := loadProblem(posArgs[0], o)
 	if err != nil {
 		return nil, err
@@ -307,6 +370,14 @@ func loadSystem(posArgs []string, o *solveOptions, rhs, ref string) (*solveProbl
 			return nil, err
 		}
 	} else if p.B == nil {
+		if p.missingB != "" && !rhsSet {
+			// An OpenFEM set's load vector is part of the problem; a
+			// made-up one is only used when asked for.
+			return nil, fmt.Errorf("%s is missing, so the OpenFEM set has no load vector: give b as a second argument, or --rhs ones|random to solve with a made-up one", p.missingB)
+		}
+		if p.missingB != "" {
+			p.Notes = append(p.Notes, fmt.Sprintf("%s is missing: b = %s (--rhs)", p.missingB, rhs))
+		}
 		if p.B, err = makeRHS(rhs, p.N, o.Seed); err != nil {
 			return nil, err
 		}
@@ -348,13 +419,17 @@ func loadProblem(src string, o *solveOptions) (*solveProblem, error) {
 		}
 	}
 	p := &solveProblem{Source: src}
-	prefix := strings.TrimSuffix(src, ".nz")
-	if _, err := os.Stat(prefix + ".nz"); err == nil {
+	// A set with one of its files missing is reported as such, not as a
+	// Matrix Market file that does not exist.
+	if prefix, ok := sparse.OpenFEMPrefix(src); ok {
 		set, err := sparse.ReadOpenFEM(prefix)
 		if err != nil {
 			return nil, err
 		}
 		p.A, p.B, p.Ref = set.A, set.F, set.Def
+		if set.F == nil {
+			p.missingB = prefix + sparse.OpenFEMForce
+		}
 	} else {
 		data, err := sparse.ReadMatrixMarketFile(src)
 		if err != nil {
@@ -372,6 +447,11 @@ func loadProblem(src string, o *solveOptions) (*solveProblem, error) {
 	}
 	if p.A.Rows != p.A.Cols {
 		return nil, fmt.Errorf("%s: the matrix is %dx%d, not square", src, p.A.Rows, p.A.Cols)
+	}
+	// O(nnz) before anything of the declared order (a right-hand side, an
+	// ordering) is allocated: a header may claim an order of billions.
+	if err := p.A.CheckStructure(); err != nil {
+		return nil, fmt.Errorf("%s: %w", src, err)
 	}
 	p.N, p.NNZ = p.A.Rows, p.A.NNZ()
 	return p, nil
@@ -426,7 +506,7 @@ func makeReport(p *solveProblem, o *solveOptions, m *solveMethod, out *solveOutc
 		Source: p.Source, N: p.N, NNZ: p.NNZ, NNZFull: p.NNZFull, Method: m.name, Format: o.Format, Variant: o.Variant,
 		Ordering: out.Ordering, Times: out.Times, DeviceBytes: out.DeviceBytes,
 		ThesisMemoryMB: out.ThesisMemory / 1e6, Iterations: out.Iterations,
-		ResidualHistory: out.ResidualHistory, Notes: out.Notes,
+		ResidualHistory: out.ResidualHistory, Notes: out.Notes, Converged: out.Converged,
 	}
 	if out.Format != "" {
 		rep.Format = out.Format
@@ -489,6 +569,9 @@ func printReport(w io.Writer, r *solveReport) {
 	fmt.Fprintf(w, "residual      ||b-Ax||/||b|| = %.3e, backward error = %.3e\n", r.RelativeResidual, r.BackwardError)
 	if r.RefMaxAbsDiff != nil {
 		fmt.Fprintf(w, "vs reference  max|x-xref| = %.3e, ||x-xref|| = %.3e\n", *r.RefMaxAbsDiff, *r.RefNorm2Diff)
+	}
+	if r.Converged != nil {
+		fmt.Fprintf(w, "converged     %v\n", *r.Converged)
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "note          %s\n", n)

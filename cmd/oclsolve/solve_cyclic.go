@@ -207,7 +207,7 @@ func runCyclic(p *solveProblem, o *solveOptions) (*solveOutcome, error) {
 	if err := finiteOrError(x); err != nil {
 		return nil, err
 	}
-	return &solveOutcome{X: x, Times: timeSplit{Upload: rep.Upload.Seconds(), Solve: rep.Compute.Seconds(), Total: rep.Elapsed.Seconds()},
+	return &solveOutcome{X: x, Single: o.Variant == "float", Times: timeSplit{Upload: rep.Upload.Seconds(), Solve: rep.Compute.Seconds(), Total: rep.Elapsed.Seconds()},
 		Notes: cyclicNotes(rep)}, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/oclsolve/oclsolve/afarray/gauss"
+	"github.com/oclsolve/oclsolve/afarray/sparse"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -36,6 +37,9 @@ func runGauss(p *solveProblem, o *solveOptions) (*solveOutcome, error) {
 	if p.N > denseLimit {
 		return nil, fmt.Errorf("%w: a dense matrix of order %d has more than 2^31 entries", errUsage, p.N)
 	}
+	if err := sparse.CheckHostMemory(fmt.Sprintf("a dense matrix of order %d", p.N), 8*int64(p.N)*int64(p.N)); err != nil {
+		return nil, err
+	}
 	a := mat.NewDense(p.N, p.N, nil)
 	c := p.A
 	for k, v := range c.V {
@@ -63,7 +67,7 @@ func runGauss(p *solveProblem, o *solveOptions) (*solveOutcome, error) {
 	default:
 		notes = append(notes, "ping-pong elimination, one launch per pivot step")
 	}
-	return &solveOutcome{X: x, Times: timeSplit{
+	return &solveOutcome{X: x, Single: o.Variant == gauss.VariantImage, Times: timeSplit{
 		Upload: max(rep.Upload.Seconds()-compile, 0), Factorize: rep.Eliminate.Seconds(),
 		Solve: rep.BackSubstitution.Seconds(), Compile: compile, Total: rep.Total.Seconds(),
 	}, Notes: notes}, nil

@@ -32,8 +32,12 @@ func runThesisMethod(p *solveProblem, o *solveOptions) (*solveOutcome, error) {
 		Method: solver.Method(o.Method), Format: solver.Format(o.Format), Variant: solver.Variant(o.Variant),
 		Order: sparse.Ordering(o.Order), Tol: o.Tol, MaxIter: o.MaxIt, Jacobi: o.Jacobi, Device: o.Device,
 	})
+	// CG that stopped at its limit and a direct solve that failed its
+	// accuracy check still return x: the report is printed, and runSolve
+	// exits with the status that says the answer must not be trusted.
 	var nc *solver.NotConvergedError
-	if err != nil && !(errors.As(err, &nc) && x != nil) {
+	var inacc *solver.InaccurateError
+	if err != nil && !((errors.As(err, &nc) || errors.As(err, &inacc)) && x != nil) {
 		return nil, err
 	}
 	out := &solveOutcome{
@@ -45,8 +49,12 @@ func runThesisMethod(p *solveProblem, o *solveOptions) (*solveOutcome, error) {
 		DeviceBytes: rep.DeviceBytes, ThesisMemory: rep.ThesisMemory,
 		Iterations: rep.Iterations, ResidualHistory: rep.History,
 	}
-	if nc != nil {
-		out.Notes = append(out.Notes, nc.Error())
+	if solver.Method(o.Method) == solver.MethodCG {
+		converged := nc == nil
+		out.Converged = &converged
+		if nc != nil {
+			out.Failure = nc
+		}
 	}
 	return out, nil
 }
