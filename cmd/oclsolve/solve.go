@@ -71,7 +71,7 @@ type solveProblem struct {
 	// Model is the generated finite-element system (model1:, model2:),
 	// whose nodes the PETSc engine uses; nil for files.
 	Model *fem.System
-	Notes  []string  // about the problem, for the report
+	Notes []string // about the problem, for the report
 
 	missingB string // the OpenFEM set's absent .fzs, when it has none
 
