@@ -15,6 +15,7 @@ func init() {
 	imports.Packages.MergePackage("github.com/oclsolve/oclsolve/afarray/solver", imports.PackageUnderlying{
 		Name: "solver",
 		Binds: map[string]reflect.Value{
+			"BackwardError":          reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver.BackwardError),
 			"CG":                     reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver.CG),
 			"CGCSC":                  reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver.CGCSC),
 			"CGDense":                reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver.CGDense),
@@ -23,6 +24,7 @@ func init() {
 			"DefaultSKSBlockWidth":   reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver.DefaultSKSBlockWidth),
 			"ErrDType":               reflect.ValueOf(&p_github_com_oclsolve_oclsolve_afarray_solver.ErrDType).Elem(),
 			"ErrDevice":              reflect.ValueOf(&p_github_com_oclsolve_oclsolve_afarray_solver.ErrDevice).Elem(),
+			"ErrInaccurate":          reflect.ValueOf(&p_github_com_oclsolve_oclsolve_afarray_solver.ErrInaccurate).Elem(),
 			"ErrNonFinite":           reflect.ValueOf(&p_github_com_oclsolve_oclsolve_afarray_solver.ErrNonFinite).Elem(),
 			"ErrNotConverged":        reflect.ValueOf(&p_github_com_oclsolve_oclsolve_afarray_solver.ErrNotConverged).Elem(),
 			"ErrNotPositiveDefinite": reflect.ValueOf(&p_github_com_oclsolve_oclsolve_afarray_solver.ErrNotPositiveDefinite).Elem(),
@@ -35,6 +37,7 @@ func init() {
 			"FormatDense":            reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver.FormatDense),
 			"FormatSKS":              reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver.FormatSKS),
 			"GaussJordan":            reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver.GaussJordan),
+			"MaxBackwardError":       reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver.MaxBackwardError),
 			"MethodCG":               reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver.MethodCG),
 			"MethodCholesky":         reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver.MethodCholesky),
 			"MethodGaussJordan":      reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver.MethodGaussJordan),
@@ -68,6 +71,7 @@ func init() {
 			"Diagonaler":               reflect.TypeOf((*p_github_com_oclsolve_oclsolve_afarray_solver.Diagonaler)(nil)).Elem(),
 			"FactorStats":              reflect.TypeOf((*p_github_com_oclsolve_oclsolve_afarray_solver.FactorStats)(nil)).Elem(),
 			"Format":                   reflect.TypeOf((*p_github_com_oclsolve_oclsolve_afarray_solver.Format)(nil)).Elem(),
+			"InaccurateError":          reflect.TypeOf((*p_github_com_oclsolve_oclsolve_afarray_solver.InaccurateError)(nil)).Elem(),
 			"Method":                   reflect.TypeOf((*p_github_com_oclsolve_oclsolve_afarray_solver.Method)(nil)).Elem(),
 			"MethodInfo":               reflect.TypeOf((*p_github_com_oclsolve_oclsolve_afarray_solver.MethodInfo)(nil)).Elem(),
 			"NonFiniteError":           reflect.TypeOf((*p_github_com_oclsolve_oclsolve_afarray_solver.NonFiniteError)(nil)).Elem(),
@@ -91,6 +95,7 @@ func init() {
 		},
 		Untypeds: map[string]string{
 			"DefaultSKSBlockWidth": "int:32",
+			"MaxBackwardError":     "float:1/100000000",
 			"ThesisGroups":         "int:32",
 			"ThesisLocal":          "int:1024",
 		},
