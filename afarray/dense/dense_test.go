@@ -418,11 +418,15 @@ func TestPotrf(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer info.Release()
-		for _, nb := range []int{0, 32, 128} {
+		for _, nb := range []int{0, 32, 128, defaultBlock} {
 			if err := e.SetBlockSize(nb); err != nil {
 				t.Fatal(err)
 			}
-			for _, n := range []int{1, 2, 7, 32, 65, 150, 257} {
+			sizes := []int{1, 2, 7, 32, 65, 150, 257}
+			if nb == defaultBlock {
+				sizes = append(sizes, defaultBlock+77) // more than one outer block
+			}
+			for _, n := range sizes {
 				h := spd(rng, n)
 				// junk in the strict upper triangle: never read
 				for i := 0; i < n; i++ {
@@ -742,4 +746,68 @@ func TestTuningRemembered(t *testing.T) {
 		t.Fatalf("second tuning: %s from %q, want %s from disk", cfg2, src2, cfg)
 	}
 	fmt.Println("tuned float32 GEMM on", dev.Name(), ":", cfg)
+}
+
+// FuzzParseConfig: any string either parses into a configuration that
+// prints back to an equivalent one, or fails with ErrArgument; none panics.
+func FuzzParseConfig(f *testing.F) {
+	for _, c := range Configs {
+		f.Add(c.String())
+	}
+	for _, s := range []string{"", "0x0x0/0x0", "64x64x16/4x5", "-64x64x16/4x4", "64x64x16/4x4x", "999999999x1x1/1x1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		c, err := ParseConfig(s)
+		if err != nil {
+			if !errors.Is(err, ErrArgument) {
+				t.Fatalf("%q: %v does not match ErrArgument", s, err)
+			}
+			return
+		}
+		if c.WorkGroup() <= 0 || c.MT%c.TM != 0 || c.NT%c.TN != 0 {
+			t.Fatalf("%q parsed into an invalid %+v", s, c)
+		}
+		if c2, err := ParseConfig(c.String()); err != nil || c2 != c {
+			t.Fatalf("%q: %s does not round-trip (%v)", s, c, err)
+		}
+	})
+}
+
+func BenchmarkGemm(b *testing.B) {
+	dev, err := kernels.Default()
+	if err != nil {
+		b.Skip(err)
+	}
+	for _, dt := range dtypes {
+		e, err := For(dev, dt)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, n := range []int{256, 512} {
+			b.Run(fmt.Sprintf("%s/n=%d", dt, n), func(b *testing.B) {
+				bufs := make([]*kernels.Buffer, 3)
+				for i := range bufs {
+					if bufs[i], err = dev.Alloc(int64(n*n) * dt.Size()); err != nil {
+						b.Fatal(err)
+					}
+					defer bufs[i].Release()
+					if err := bufs[i].Fill(make([]byte, 8), 0, int64(n*n)*dt.Size()); err != nil {
+						b.Fatal(err)
+					}
+				}
+				m := func(i int) Mat { return Mat{Buf: bufs[i], Rows: n, Cols: n, LD: n} }
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					if err := e.Gemm(false, false, 1, m(0), m(1), 0, m(2)); err != nil {
+						b.Fatal(err)
+					}
+					if err := dev.Finish(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(2*float64(n*n*n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			})
+		}
+	}
 }

@@ -32,7 +32,12 @@ func ParseConfig(s string) (Config, error) {
 	if _, err := fmt.Sscanf(s, "%dx%dx%d/%dx%d", &c.MT, &c.NT, &c.KT, &c.TM, &c.TN); err != nil {
 		return Config{}, fmt.Errorf("dense: %w: configuration %q (want MTxNTxKT/TMxTN)", ErrArgument, s)
 	}
-	if c.MT <= 0 || c.NT <= 0 || c.KT <= 0 || c.TM <= 0 || c.TN <= 0 || c.MT%c.TM != 0 || c.NT%c.TN != 0 ||
+	for _, v := range []int{c.MT, c.NT, c.KT, c.TM, c.TN} {
+		if v <= 0 || v > 4096 { // no device has work-groups or tiles beyond this
+			return Config{}, fmt.Errorf("dense: %w: configuration %q has a size outside 1..4096", ErrArgument, s)
+		}
+	}
+	if c.MT%c.TM != 0 || c.NT%c.TN != 0 ||
 		(c.MT*c.KT)%c.WorkGroup() != 0 || (c.KT*c.NT)%c.WorkGroup() != 0 {
 		return Config{}, fmt.Errorf("dense: %w: configuration %s does not divide evenly", ErrArgument, s)
 	}
