@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/oclsolve/oclsolve/afarray"
+	"github.com/oclsolve/oclsolve/afarray/dense"
 	"github.com/oclsolve/oclsolve/kernels"
 )
 
@@ -29,11 +30,11 @@ func init() {
 //
 // Fast variant: 32 pivots per step. One launch normalizes the 32 pivot rows
 // (each work-group inverts the 32 x 32 pivot block in local memory for its
-// 32-column tile), a second eliminates them from every other row as one
-// tiled rank-32 product over 32 x 32 tiles (2-D launch, both operands
-// staged in local memory, loads along columns). That is 2n/32 launches and
-// GEMM-like memory traffic instead of n launches that each stream the whole
-// matrix. The pivot rows end normalized, so X is read off directly.
+// 32-column tile), then two rank-32 products of the dense kernel core's
+// tuned GEMM (package afarray/dense) eliminate them from the rows above and
+// below. That is about 3n/32 launches and GEMM-speed updates instead of n
+// launches that each stream the whole matrix. The pivot rows end
+// normalized, so X is read off directly.
 //
 // A zero pivot gives a *ZeroPivotError with its column; NaN or Inf in A or B
 // a *NonFiniteError; the solution is checked too. The status is read once.
@@ -161,17 +162,21 @@ func gaussJordanThesis(dev *kernels.Device, aug *kernels.Buffer, n, m int, out *
 	return ex.Launch(g, l, aug, n, m, out)
 }
 
-// gaussJordanBlocked makes two launches per 32 pivots.
+// gaussJordanBlocked makes per 32 pivots one launch that normalizes the
+// pivot rows and two GEMM launches of the dense kernel core (afarray/dense,
+// tuned for the device) that eliminate the pivot columns from the rows
+// above and below the pivot rows: X(i, k+nb:) -= X(i, k:k+nb) X(k:k+nb, k+nb:).
 func gaussJordanBlocked(dev *kernels.Device, aug *kernels.Buffer, n, m int, st *status) error {
 	rows, err := denseProgram.kernel(dev, "gauss_jordan_rows")
 	if err != nil {
 		return err
 	}
-	update, err := denseProgram.kernel(dev, "blocked_update")
+	eng, err := dense.For(dev, dense.Float64)
 	if err != nil {
 		return err
 	}
 	wA := n + m
+	x := dense.Mat{Buf: aug, Rows: n, Cols: wA, LD: n}
 	for k := 0; k < n; k += denseNB {
 		nb := min(denseNB, n-k)
 		cols := wA - k - nb // columns right of the pivot block (at least m)
@@ -179,13 +184,15 @@ func gaussJordanBlocked(dev *kernels.Device, aug *kernels.Buffer, n, m int, st *
 		if err := rows.Launch([]int{tiles * denseLocal}, []int{denseLocal}, n, wA, k, aug, st.flags, st.pivot); err != nil {
 			return err
 		}
-		other := n - nb // every row but the pivot rows
-		if other == 0 {
-			continue
-		}
-		t := (other + denseTile - 1) / denseTile
-		if err := update.Launch([]int{16 * t, 16 * tiles}, []int{16, 16}, 2, n, k, nb, other, cols, 0, k, nb, k+nb, aug, aug); err != nil {
-			return err
+		pivots := x.Sub(k, k+nb, nb, cols)
+		for _, r := range [][2]int{{0, k}, {k + nb, n}} { // rows above, rows below
+			if r[1] <= r[0] {
+				continue
+			}
+			h := r[1] - r[0]
+			if err := eng.Gemm(false, false, -1, x.Sub(r[0], k, h, nb), pivots, 1, x.Sub(r[0], k+nb, h, cols)); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
