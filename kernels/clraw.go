@@ -31,6 +31,12 @@ static cl_int oclsolve_wait(cl_event ev) {
 	return clWaitForEvents(1, &ev);
 }
 
+static cl_int oclsolve_sub_devices(cl_device_id dev, cl_uint units, cl_uint max,
+		cl_device_id *out, cl_uint *got) {
+	cl_device_partition_property props[3] = { CL_DEVICE_PARTITION_EQUALLY, (cl_device_partition_property)units, 0 };
+	return clCreateSubDevices(dev, props, max, out, got);
+}
+
 static cl_int oclsolve_enqueue(cl_command_queue q, cl_kernel k, cl_uint dim,
 		const size_t *global, const size_t *local) {
 	return clEnqueueNDRangeKernel(q, k, dim, NULL, global, local, 0, NULL, NULL);
@@ -270,4 +276,32 @@ func fillBuffer(q *cl.CommandQueue, m *cl.MemObject, pattern []byte, offset, siz
 	cp := C.CBytes(pattern)
 	defer C.free(cp)
 	return check("clEnqueueFillBuffer", C.clEnqueueFillBuffer(rawQueue(q), rawMem(m), cp, C.size_t(len(pattern)), C.size_t(offset), C.size_t(size), 0, nil, nil))
+}
+
+// createSubDevices splits dev into sub-devices of units compute units each
+// (CL_DEVICE_PARTITION_EQUALLY) and returns at most max of them, wrapped as
+// go-opencl devices (whose only field is the handle).
+func createSubDevices(dev *cl.Device, units, max int) ([]*cl.Device, error) {
+	var count C.cl_uint
+	if err := check("clCreateSubDevices", C.oclsolve_sub_devices(rawDevice(dev), C.cl_uint(units), 0, nil, &count)); err != nil {
+		return nil, err
+	}
+	if count == 0 {
+		return nil, &clError{"clCreateSubDevices", -18} // CL_DEVICE_PARTITION_FAILED
+	}
+	ids := make([]C.cl_device_id, int(count))
+	if err := check("clCreateSubDevices", C.oclsolve_sub_devices(rawDevice(dev), C.cl_uint(units), count, &ids[0], nil)); err != nil {
+		return nil, err
+	}
+	out := make([]*cl.Device, 0, max)
+	for i, id := range ids {
+		if i >= max {
+			C.clReleaseDevice(id) // the partition made more than asked for
+			continue
+		}
+		d := new(cl.Device)
+		*(*C.cl_device_id)(unsafe.Pointer(d)) = id
+		out = append(out, d)
+	}
+	return out, nil
 }

@@ -22,6 +22,8 @@ type Device struct {
 	info     DeviceInfo
 	platform *cl.Platform
 	dev      *cl.Device
+	parent   *Device // for a part of a device (Split)
+	part     string  // "sub-device 1/2", "instance 2/2"; "" for a whole device
 
 	initOnce sync.Once
 	initErr  error

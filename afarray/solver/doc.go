@@ -67,6 +67,15 @@
 // A new ordering goes to package sparse the same way: one file whose init
 // calls sparse.RegisterOrdering.
 //
+// # Several devices
+//
+// Options.Devices with more than one device sends Run to runMulti, which
+// orders the system as for one device and calls the entry's multi-device
+// implementation on the host matrix; an entry gains one with
+// registerMulti(method, format, variant, fn) from its file's init
+// (cg_multi.go registers CGMulti for cg/csc/fast), and MultiDevice lists
+// them. Entries without one refuse a device list with ErrUnknown.
+//
 // An iterative method registers a methodSpec with an iterate function and
 // an entry with newOperator per format; an operator implements Operator
 // (and Diagonaler for Jacobi preconditioning).

@@ -33,6 +33,11 @@ type Options struct {
 	Jacobi  bool
 	// Device is where to solve; nil means afarray.CurrentDevice().
 	Device *kernels.Device
+	// Devices, when it holds more than one device, spreads the solve over
+	// them (kernels.SelectDevices reads a list such as "all" or "0,1");
+	// only the entries MultiDevice lists can (cg on csc, fast: CGMulti).
+	// One device is the same as Device.
+	Devices []*kernels.Device
 }
 
 // Report describes one Run: what ran, where the time went, memory, and CG's
@@ -74,6 +79,10 @@ type Report struct {
 	Residual   float64   // CG only: the residual it tested
 	History    []float64 // CG only
 	Launches   int64     // kernels enqueued
+
+	// Shares describes each device's part of a multi-device run (nil on
+	// one device); DeviceBytes is then the sum of their peaks.
+	Shares []DeviceShare
 }
 
 // Run solves A x = b with the method, format, variant and ordering named
@@ -115,7 +124,13 @@ func Run(a *sparse.COO, b []float64, opts Options) ([]float64, *Report, error) {
 	if err := checkMethodInput(a, e.method); err != nil {
 		return nil, nil, err
 	}
+	if len(opts.Devices) > 1 {
+		return runMulti(a, b, e, opts, start)
+	}
 	dev := opts.Device
+	if dev == nil && len(opts.Devices) == 1 {
+		dev = opts.Devices[0]
+	}
 	if dev == nil {
 		if dev, err = afarray.CurrentDevice(); err != nil {
 			return nil, nil, err

@@ -95,7 +95,7 @@ func init() {
 	methods, formats, variants := registryNames()
 	register(&command{
 		name: "bench",
-		usage: fmt.Sprintf("dense [--sizes N,...] [--ops gemm,syrk,trsm,potrf,cholesky,lu,tune] [--dtype float64|float32|both] [--nb N,...] [--json] | thesis [--sizes N,N,...] [--methods %s] [--formats %s] [--variant %s|both] [--order %s] [--markdown|--json] INPUTS...",
+		usage: fmt.Sprintf("dense [--sizes N,...] [--ops gemm,syrk,trsm,potrf,cholesky,lu,tune] [--dtype float64|float32|both] [--nb N,...] [--json] | thesis [--sizes N,N,...] [--methods %s] [--formats %s] [--variant %s|both] [--order %s] [--devices all|LIST] [--markdown|--json] INPUTS...",
 			strings.Join(methods, ","), strings.Join(formats, ","), strings.Join(variants, "|"), orderNames()),
 		summary: "regenerate the thesis's time and memory tables on the current device",
 		run:     runBench,
@@ -118,6 +118,7 @@ func runBench(args []string) error {
 	order := fs.String("order", "auto", "ordering: "+orderNames()+" (the thesis used none for Model 1 and RCM for Model 2)")
 	fs.Bool("markdown", true, "print Markdown tables (the default; --json prints JSON instead)")
 	asJSON := fs.Bool("json", false, "print one JSON array of results")
+	devices := fs.String("devices", "", devicesHelp+"; on several devices only the combinations that run there are measured")
 	posArgs, err := parseInterspersed(fs, args[1:])
 	if err != nil {
 		return errUsage
@@ -157,9 +158,14 @@ func runBench(args []string) error {
 		}
 	}
 	wantM, wantF := splitSet(*methods), splitSet(*formats)
-	dev, err := kernels.Default()
+	devs, err := selectDevices(*devices, "", "", "")
 	if err != nil {
 		return err
+	}
+	dev := devs[0]
+	var multi []*kernels.Device
+	if len(devs) > 1 {
+		multi = devs
 	}
 	info := dev.Info()
 	ord, err := sparse.ParseOrdering(*order)
@@ -188,6 +194,11 @@ func runBench(args []string) error {
 					continue
 				}
 				r := benchResult{System: in, N: p.N, NNZ: p.NNZ, Method: col.method, Format: col.format, Variant: v}
+				if multi != nil && !multiDevice(col.method, col.format, v) {
+					r.Skipped = "runs on one device only"
+					results = append(results, r)
+					continue
+				}
 				if col.format == "dense" {
 					need := int64(sparse.ThesisMemoryDense(p.N))
 					if need > info.GlobalMemBytes || int64(p.N)*int64(p.N)*8 > info.MaxAllocBytes {
@@ -200,7 +211,7 @@ func runBench(args []string) error {
 					}
 				}
 				x, rep, err := solver.Run(p.A, p.B, solver.Options{Method: solver.Method(col.method), Format: solver.Format(col.format),
-					Variant: solver.Variant(v), Order: sparse.Ordering(o.Order), Device: dev})
+					Variant: solver.Variant(v), Order: sparse.Ordering(o.Order), Device: dev, Devices: multi})
 				if rep != nil {
 					r.Ordering = string(rep.Ordering)
 					r.TimeS = (rep.FactorizeTime + rep.SolveTime).Seconds()
@@ -229,7 +240,7 @@ func runBench(args []string) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(results)
 	}
-	printBenchTables(os.Stdout, dev.Name(), results, variants)
+	printBenchTables(os.Stdout, kernels.Labels(devs), results, variants)
 	return nil
 }
 

@@ -49,6 +49,9 @@ type solveOptions struct {
 	Jacobi                         bool
 	Seed                           uint64
 	Device                         *kernels.Device
+	// Devices is the --devices list when it names more than one device
+	// (Device is then its first); nil for one device.
+	Devices []*kernels.Device
 	// Engine is opencl (the device solvers) or petsc (solve_petsc.go);
 	// PC and PETScOptions configure the PETSc engine.
 	Engine, PC, PETScOptions string
@@ -112,6 +115,7 @@ type solveOutcome struct {
 	// Single is set when the method computed in single precision, which
 	// bounds its accuracy (see accuracyLimit).
 	Single bool
+	Shares []solver.DeviceShare // one per device of a multi-device run
 }
 
 // solveReport is what `oclsolve solve --json` prints. The field names are
@@ -119,7 +123,8 @@ type solveOutcome struct {
 //
 //	n, nnz, nnz_full         order of A, entries of its lower triangle (diagonal included) and of the whole matrix
 //	method, format, variant  what ran ("ordering": natural or rcm)
-//	device                   the OpenCL device
+//	device                   the OpenCL device (devices: comma-separated labels)
+//	devices                  multi-device runs: each device's rows, nnz, halo, send and peak_bytes
 //	times_s                  upload, ordering, symbolic, factorize, solve, compile, total (seconds); compile is
 //	                         the OpenCL program builds (a first run's compiler, later the disk cache), taken
 //	                         out of the phase that built them
@@ -135,28 +140,29 @@ type solveOutcome struct {
 //	                         exits 3 for CG that did not converge, 4 for a direct
 //	                         method whose backward error exceeds its limit)
 type solveReport struct {
-	Source           string    `json:"source"`
-	N                int       `json:"n"`
-	NNZ              int       `json:"nnz"`
-	NNZFull          int       `json:"nnz_full"`
-	Method           string    `json:"method"`
-	Format           string    `json:"format"`
-	Variant          string    `json:"variant"`
-	Ordering         string    `json:"ordering"`
-	Device           string    `json:"device"`
-	Times            timeSplit `json:"times_s"`
-	DeviceBytes      int64     `json:"device_bytes"`
-	ThesisMemoryMB   float64   `json:"thesis_memory_mb"`
-	KernelLaunches   int64     `json:"kernel_launches"`
-	Iterations       int       `json:"iterations"`
-	ResidualHistory  []float64 `json:"residual_history,omitempty"`
-	RelativeResidual float64   `json:"relative_residual"`
-	BackwardError    float64   `json:"backward_error"`
-	RefMaxAbsDiff    *float64  `json:"ref_max_abs_diff,omitempty"`
-	RefNorm2Diff     *float64  `json:"ref_norm2_diff,omitempty"`
-	Converged        *bool     `json:"converged,omitempty"`
-	Error            string    `json:"error,omitempty"`
-	Notes            []string  `json:"notes,omitempty"`
+	Source           string              `json:"source"`
+	N                int                 `json:"n"`
+	NNZ              int                 `json:"nnz"`
+	NNZFull          int                 `json:"nnz_full"`
+	Method           string              `json:"method"`
+	Format           string              `json:"format"`
+	Variant          string              `json:"variant"`
+	Ordering         string              `json:"ordering"`
+	Device           string              `json:"device"`
+	Times            timeSplit           `json:"times_s"`
+	DeviceBytes      int64               `json:"device_bytes"`
+	ThesisMemoryMB   float64             `json:"thesis_memory_mb"`
+	KernelLaunches   int64               `json:"kernel_launches"`
+	Iterations       int                 `json:"iterations"`
+	ResidualHistory  []float64           `json:"residual_history,omitempty"`
+	RelativeResidual float64             `json:"relative_residual"`
+	BackwardError    float64             `json:"backward_error"`
+	RefMaxAbsDiff    *float64            `json:"ref_max_abs_diff,omitempty"`
+	RefNorm2Diff     *float64            `json:"ref_norm2_diff,omitempty"`
+	Converged        *bool               `json:"converged,omitempty"`
+	Error            string              `json:"error,omitempty"`
+	Notes            []string            `json:"notes,omitempty"`
+	Devices          []deviceShareReport `json:"devices,omitempty"`
 	// PETSc describes a run of --engine petsc (solve_petsc.go).
 	PETSc *petscReport `json:"petsc,omitempty"`
 }
@@ -164,7 +170,7 @@ type solveReport struct {
 func init() {
 	register(&command{
 		name:    "solve",
-		usage:   "[--method M] [--format F] [--variant V] [--order O] [--tol T] [--maxit N] [--jacobi] [--rhs ones|random] [--ref FILE] [--seed S] [--json] A [b]",
+		usage:   "[--method M] [--format F] [--variant V] [--order O] [--tol T] [--maxit N] [--jacobi] [--devices all|LIST] [--rhs ones|random] [--ref FILE] [--seed S] [--json] A [b]",
 		summary: "solve A x = b with any method, format and variant; report time, memory and accuracy",
 		run:     runSolve,
 	})
@@ -197,6 +203,7 @@ func runSolve(args []string) error {
 	fs.Float64Var(&o.Tol, "tol", 0, "CG: tolerance (default 1e-8 on ||r||/||b|| for fast, 1e-6 on ||r|| for thesis)")
 	fs.IntVar(&o.MaxIt, "maxit", 0, "CG: maximum iterations (default 10n for fast, n for thesis)")
 	fs.BoolVar(&o.Jacobi, "jacobi", false, "CG: Jacobi (diagonal) preconditioning")
+	devices := fs.String("devices", "", devicesHelp)
 	rhs := fs.String("rhs", "ones", "right-hand side when no b file is given: ones or random")
 	ref := fs.String("ref", "", "reference solution (Matrix Market vector or OpenFEM .def) to compare with")
 	fs.Uint64Var(&o.Seed, "seed", 1, "seed for random right-hand sides and matrices")
@@ -251,11 +258,15 @@ func runSolve(args []string) error {
 		return fmt.Errorf("%w: --order %s, not %q", errUsage, orderNames(), o.Order)
 	}
 	o.Order = string(order)
-	dev, err := kernels.Default()
+	devs, err := selectDevices(*devices, o.Method, o.Format, o.Variant)
 	if err != nil {
 		return err
 	}
+	dev := devs[0]
 	o.Device = dev
+	if len(devs) > 1 {
+		o.Devices = devs
+	}
 
 	p, err := loadSystem(posArgs, &o, *rhs, rhsSet, *ref)
 	if err != nil {
@@ -265,7 +276,7 @@ func runSolve(args []string) error {
 		p.NNZ, p.NNZFull = p.A.NNZLower(), p.A.NNZFull()
 	}
 
-	launches := dev.Launches()
+	launches := deviceLaunches(devs)
 	dev.ResetPeak()
 	start := time.Now()
 	compile0 := dev.CompileTime()
@@ -293,7 +304,14 @@ func runSolve(args []string) error {
 	out.Notes = append(p.Notes, out.Notes...)
 	rep := makeReport(p, &o, m, out)
 	rep.Device = dev.Name()
-	rep.KernelLaunches = dev.Launches() - launches
+	if len(devs) > 1 {
+		rep.Device = kernels.Labels(devs)
+	}
+	rep.KernelLaunches = deviceLaunches(devs) - launches
+	for _, s := range out.Shares {
+		rep.Devices = append(rep.Devices, deviceShareReport{Device: s.Device, Rows: s.Rows, NNZ: s.NNZ,
+			Halo: s.Halo, Send: s.Send, PeakBytes: s.PeakBytes})
+	}
 	if out.DeviceBytes == 0 {
 		rep.DeviceBytes = dev.MemoryStats().Peak
 	}
@@ -563,6 +581,10 @@ func printReport(w io.Writer, r *solveReport) {
 	fmt.Fprintf(w, "time (s)      upload %.4f  ordering %.4f  symbolic %.4f  factorize %.4f  solve %.4f  compile %.4f  total %.4f\n",
 		t.Upload, t.Ordering, t.Symbolic, t.Factorize, t.Solve, t.Compile, t.Total)
 	fmt.Fprintf(w, "memory        device peak %.2f MB, thesis formula %.2f MB\n", float64(r.DeviceBytes)/1e6, r.ThesisMemoryMB)
+	for _, d := range r.Devices {
+		fmt.Fprintf(w, "  on          %s: rows %d, nnz %d, halo %d, send %d, peak %.2f MB\n",
+			d.Device, d.Rows, d.NNZ, d.Halo, d.Send, float64(d.PeakBytes)/1e6)
+	}
 	if r.Iterations > 0 {
 		fmt.Fprintf(w, "iterations    %d\n", r.Iterations)
 	}

@@ -30,7 +30,7 @@ func runThesisMethod(p *solveProblem, o *solveOptions) (*solveOutcome, error) {
 	}
 	x, rep, err := solver.Run(p.A, p.B, solver.Options{
 		Method: solver.Method(o.Method), Format: solver.Format(o.Format), Variant: solver.Variant(o.Variant),
-		Order: sparse.Ordering(o.Order), Tol: o.Tol, MaxIter: o.MaxIt, Jacobi: o.Jacobi, Device: o.Device,
+		Order: sparse.Ordering(o.Order), Tol: o.Tol, MaxIter: o.MaxIt, Jacobi: o.Jacobi, Device: o.Device, Devices: o.Devices,
 	})
 	// CG that stopped at its limit and a direct solve that failed its
 	// accuracy check still return x: the report is printed, and runSolve
@@ -47,7 +47,7 @@ func runThesisMethod(p *solveProblem, o *solveOptions) (*solveOutcome, error) {
 			Factorize: rep.FactorizeTime.Seconds(), Solve: rep.SolveTime.Seconds(), Compile: rep.CompileTime.Seconds(), Total: rep.TotalTime.Seconds(),
 		},
 		DeviceBytes: rep.DeviceBytes, ThesisMemory: rep.ThesisMemory,
-		Iterations: rep.Iterations, ResidualHistory: rep.History,
+		Iterations: rep.Iterations, ResidualHistory: rep.History, Shares: rep.Shares,
 	}
 	if solver.Method(o.Method) == solver.MethodCG {
 		converged := nc == nil

@@ -1,0 +1,570 @@
+package solver
+
+import (
+	_ "embed"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/oclsolve/oclsolve/afarray/sparse"
+	"github.com/oclsolve/oclsolve/kernels"
+)
+
+//go:embed cg_multi.cl
+var cgMultiSource string
+
+var cgMultiProgram = &programSet{sources: []kernels.Source{
+	{Name: "dense_common.cl", Text: denseCommonSource},
+	{Name: "cg_multi.cl", Text: cgMultiSource},
+}}
+
+// CG on several devices: Options.Devices with more than one device runs the
+// entries registered here instead of their one-device driver.
+func init() {
+	registerMulti(MethodCG, FormatCSC, Fast, func(a *sparse.COO, b []float64, devs []*kernels.Device, o Options) ([]float64, *CGResult, *MultiStats, error) {
+		return CGMulti(a, b, devs, CGOptions{Tol: o.Tol, MaxIter: o.MaxIter, Jacobi: o.Jacobi})
+	})
+}
+
+// DeviceShare is one device's part of a multi-device solve.
+type DeviceShare struct {
+	Device    string // the device's label (kernels.Device.Label)
+	Rows      int    // rows of A it owns (a contiguous block)
+	NNZ       int    // stored entries of those rows (both triangles)
+	Halo      int    // entries of the vector it receives from other devices per exchange
+	Send      int    // entries it sends to other devices per exchange
+	PeakBytes int64  // its peak device memory during the solve
+}
+
+// MultiStats describes how a multi-device solve was spread and where its
+// time went.
+type MultiStats struct {
+	Shares []DeviceShare
+	// SetupTime is building the row blocks on the host and uploading them;
+	// SolveTime the iterations.
+	SetupTime, SolveTime time.Duration
+}
+
+// multiSolve runs one registered entry on several devices from the host
+// matrix (already in the ordering Run chose).
+type multiSolve func(a *sparse.COO, b []float64, devs []*kernels.Device, o Options) ([]float64, *CGResult, *MultiStats, error)
+
+var multiEntries = map[[3]string]multiSolve{}
+
+// registerMulti adds a multi-device implementation of a registered method x
+// format x variant (TestRegistryConsistent checks that the entry exists).
+func registerMulti(m Method, f Format, v Variant, fn multiSolve) {
+	key := [3]string{string(m), string(f), string(v)}
+	if _, ok := multiEntries[key]; ok {
+		panic(fmt.Sprintf("solver: multi-device %s/%s/%s registered twice", m, f, v))
+	}
+	multiEntries[key] = fn
+}
+
+// runMulti is Run on several devices: the ordering as for one device,
+// then the entry's multi-device implementation on the host matrix.
+func runMulti(a *sparse.COO, b []float64, e *entry, opts Options, start time.Time) ([]float64, *Report, error) {
+	fn := multiEntries[[3]string{string(e.method), string(e.format), string(e.variant)}]
+	if fn == nil {
+		var names []string
+		for _, c := range MultiDevice() {
+			names = append(names, fmt.Sprintf("%s/%s/%s", c.Method, c.Format, c.Variant))
+		}
+		return nil, nil, fmt.Errorf("%w: %s/%s/%s runs on one device; on several devices: %s",
+			ErrUnknown, e.method, e.format, e.variant, orList(names))
+	}
+	rep := &Report{Method: e.method, Format: e.format, Variant: e.variant, N: a.Rows, NNZ: a.NNZLower(), NNZFull: a.NNZFull()}
+	t := time.Now()
+	perm, pa, pb, err := reorder(a, b, opts.Order, formatSpecOf(e.format), rep)
+	if err != nil {
+		return nil, nil, err
+	}
+	rep.OrderingTime = time.Since(t)
+	x, res, st, err := fn(pa, pb, opts.Devices, opts)
+	rep.TotalTime = time.Since(start)
+	if st != nil {
+		rep.UploadTime, rep.SolveTime, rep.Shares = st.SetupTime, st.SolveTime, st.Shares
+		stored := 0
+		for _, s := range st.Shares {
+			rep.DeviceBytes += s.PeakBytes
+			stored += s.NNZ
+		}
+		// The thesis's CSC formula on the lower triangle's length.
+		rep.ThesisMemory = formatSpecOf(e.format).thesisMemory(a.Rows, (stored+a.Rows)/2)
+	}
+	if res != nil {
+		rep.Iterations, rep.Residual, rep.History, rep.Launches = res.Iterations, res.Residual, res.History, res.Launches
+	}
+	originalColumn(err, perm)
+	if x == nil {
+		return nil, rep, err
+	}
+	if perm != nil {
+		y, perr := sparse.InversePermuteVec(x, perm)
+		if perr != nil {
+			return nil, rep, perr
+		}
+		x = y
+	}
+	rep.BackwardError = BackwardError(a, x, b)
+	return x, rep, err
+}
+
+// MultiDevice lists the method x format x variant entries that run on
+// several devices.
+func MultiDevice() []Combination {
+	var out []Combination
+	for _, c := range Combinations() {
+		if multiEntries[[3]string{string(c.Method), string(c.Format), string(c.Variant)}] != nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// mcgPart is one device's block of rows and its device state.
+type mcgPart struct {
+	dev        *kernels.Device
+	lo, m, ext int     // first global row, rows owned, rows + halo
+	halo       []int32 // global index of each halo entry (sorted)
+	send       []int32 // local index of each entry others need (sorted)
+	nnz        int
+	// from[k] says where halo entry k comes from: part and position in
+	// that part's send list.
+	fromPart, fromPos []int32
+
+	bufs                               []*kernels.Buffer
+	rowptr, col, val, b, dinv, sendIdx *kernels.Buffer
+	x, r, z, q, out                    *kernels.Buffer
+	p                                  [2]*kernels.Buffer
+	kInit, kGather, kStep, kUpd        *kernels.Kernel
+	local, groups, team                int
+	outHost, haloHost                  []float64
+	basePeak                           int64
+}
+
+func (p *mcgPart) alloc(bytes int) (*kernels.Buffer, error) {
+	b, err := p.dev.Alloc(int64(bytes))
+	if err == nil {
+		p.bufs = append(p.bufs, b)
+	}
+	return b, err
+}
+
+func (p *mcgPart) release() {
+	for _, b := range p.bufs {
+		b.Release()
+	}
+	p.bufs = nil
+}
+
+// partitionRows splits rows 0..n-1 into k contiguous blocks of about equal
+// stored entries (the product's work), each at least one row. It returns
+// the k+1 block boundaries.
+func partitionRows(rowptr []int32, k int) []int {
+	n := len(rowptr) - 1
+	bounds := make([]int, k+1)
+	nnz := int64(rowptr[n])
+	for t := 1; t < k; t++ {
+		target := nnz * int64(t) / int64(k)
+		i := sort.Search(n, func(i int) bool { return int64(rowptr[i]) >= target })
+		bounds[t] = min(max(i, bounds[t-1]+1), n-(k-t))
+	}
+	bounds[k] = n
+	return bounds
+}
+
+// CGMulti solves A x = b by Jacobi-preconditioned (opts.Jacobi) or plain
+// conjugate gradients spread over devs: the rows of A in contiguous blocks
+// of about equal stored entries (Run's ordering, RCM for large systems,
+// keeps the blocks' halos small), one block per device; the product
+// exchanges each block's halo of z through the host after every update
+// (pinned staging for large halos, kernels.Buffer.Write/Read), and the dot
+// products are summed by the host from every device's per-group partials
+// in a fixed order, so every device works with the same scalars. The
+// iteration is that of CG's fast variant (x0 = 0, ||r||/||b|| <= Tol,
+// default 1e-8, at most MaxIter = 10n iterations) with the host reading
+// two small buffers per device and iteration: the p'q partials, and the r'z
+// and r'r partials with the halo values; it tests convergence every
+// iteration at no extra cost. The reductions run in another order than
+// CG's, so results agree with one-device CG to rounding, not bit for bit.
+//
+// a is square, one triangle (Symmetric) or both; b has its order. With one
+// device it runs the same code on that device alone. Errors are those of
+// CG: *NotConvergedError (x and the result are returned), *NonFiniteError,
+// *NotPositiveDefiniteError (a non-positive diagonal under Jacobi),
+// ErrNotPositiveDefinite (p'Ap <= 0), ErrShape, and the devices' errors.
+func CGMulti(a *sparse.COO, b []float64, devs []*kernels.Device, opts CGOptions) ([]float64, *CGResult, *MultiStats, error) {
+	if len(devs) == 0 {
+		return nil, nil, nil, fmt.Errorf("%w: CGMulti: no device", ErrDevice)
+	}
+	for i, d := range devs {
+		for _, e := range devs[:i] {
+			if d == nil || d == e {
+				return nil, nil, nil, fmt.Errorf("%w: CGMulti: device %d is nil or listed twice", ErrDevice, i)
+			}
+		}
+	}
+	if v, err := normVariant(opts.Variant); err != nil || v != Fast {
+		return nil, nil, nil, fmt.Errorf("%w: CGMulti runs CG's fast variant only, not %q", ErrUnknown, opts.Variant)
+	}
+	if opts.Tol < 0 || math.IsNaN(opts.Tol) || opts.MaxIter < 0 {
+		return nil, nil, nil, fmt.Errorf("solver: CGMulti: bad options %+v", opts)
+	}
+	if err := checkSystem(a, b); err != nil {
+		return nil, nil, nil, err
+	}
+	start := time.Now()
+	n := a.Rows
+	tol := opts.Tol
+	if tol == 0 {
+		tol = 1e-8
+	}
+	maxIter := opts.MaxIter
+	if maxIter == 0 {
+		maxIter = 10 * n
+	}
+	csr, err := sparse.CSRFromCOO(a)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var dinv []float64
+	if opts.Jacobi {
+		dinv = make([]float64, n)
+		for i := 0; i < n; i++ {
+			d := 0.0
+			for k := csr.RowPtr[i]; k < csr.RowPtr[i+1]; k++ {
+				if int(csr.ColIdx[k]) == i {
+					d += csr.Values[k]
+				}
+			}
+			if !(d > 0) {
+				return nil, nil, nil, &NotPositiveDefiniteError{Column: i, Pivot: d}
+			}
+			dinv[i] = 1 / d
+		}
+	}
+	k := min(len(devs), max(n, 1))
+	parts, err := mcgSplit(csr, devs[:k])
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	defer func() {
+		for _, p := range parts {
+			p.release()
+		}
+	}()
+	for _, p := range parts {
+		p.basePeak = p.dev.MemoryStats().Live
+		p.dev.ResetPeak()
+		if err := p.upload(csr, b, dinv); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	stats := &MultiStats{SetupTime: time.Since(start)}
+	t := time.Now()
+	x, res, err := mcgIterate(parts, n, tol, maxIter, opts.Jacobi)
+	stats.SolveTime = time.Since(t)
+	for _, p := range parts {
+		stats.Shares = append(stats.Shares, DeviceShare{Device: p.dev.Label(), Rows: p.m, NNZ: p.nnz,
+			Halo: len(p.halo), Send: len(p.send), PeakBytes: p.dev.MemoryStats().Peak - p.basePeak})
+	}
+	return x, res, stats, err
+}
+
+// mcgSplit partitions the rows and works out each block's halo and send
+// lists.
+func mcgSplit(csr *sparse.CSR, devs []*kernels.Device) ([]*mcgPart, error) {
+	n, k := csr.Rows, len(devs)
+	bounds := partitionRows(csr.RowPtr, k)
+	owner := func(j int32) int { return sort.SearchInts(bounds[1:], int(j)+1) }
+	parts := make([]*mcgPart, k)
+	need := make([]map[int32]bool, k) // per owner: global rows others read
+	for d := range parts {
+		lo, hi := bounds[d], bounds[d+1]
+		p := &mcgPart{dev: devs[d], lo: lo, m: hi - lo, nnz: int(csr.RowPtr[hi] - csr.RowPtr[lo])}
+		seen := map[int32]bool{}
+		for _, j := range csr.ColIdx[csr.RowPtr[lo]:csr.RowPtr[hi]] {
+			if (int(j) < lo || int(j) >= hi) && !seen[j] {
+				seen[j] = true
+				p.halo = append(p.halo, j)
+			}
+		}
+		slices32(p.halo)
+		p.ext = p.m + len(p.halo)
+		parts[d] = p
+		need[d] = map[int32]bool{}
+	}
+	for _, p := range parts {
+		for _, j := range p.halo {
+			need[owner(j)][j] = true
+		}
+	}
+	for d, p := range parts {
+		for j := range need[d] {
+			p.send = append(p.send, j-int32(p.lo))
+		}
+		slices32(p.send)
+	}
+	for _, p := range parts {
+		p.fromPart = make([]int32, len(p.halo))
+		p.fromPos = make([]int32, len(p.halo))
+		for h, j := range p.halo {
+			o := owner(j)
+			loc := j - int32(parts[o].lo)
+			pos := sort.Search(len(parts[o].send), func(i int) bool { return parts[o].send[i] >= loc })
+			p.fromPart[h], p.fromPos[h] = int32(o), int32(pos)
+		}
+	}
+	if n > math.MaxInt32 {
+		return nil, fmt.Errorf("%w: order %d beyond 32-bit indices", ErrShape, n)
+	}
+	return parts, nil
+}
+
+func slices32(s []int32) { sort.Slice(s, func(i, j int) bool { return s[i] < s[j] }) }
+
+// upload builds the block's local CSR (own columns first, then the halo)
+// and allocates its vectors.
+func (p *mcgPart) upload(csr *sparse.CSR, b, dinv []float64) error {
+	lo, hi := p.lo, p.lo+p.m
+	base := csr.RowPtr[lo]
+	rowptr := make([]int32, p.m+1)
+	for i := 0; i <= p.m; i++ {
+		rowptr[i] = csr.RowPtr[lo+i] - base
+	}
+	cols := make([]int32, p.nnz)
+	for t, j := range csr.ColIdx[base:csr.RowPtr[hi]] {
+		if int(j) >= lo && int(j) < hi {
+			cols[t] = j - int32(lo)
+		} else {
+			h := sort.Search(len(p.halo), func(i int) bool { return p.halo[i] >= j })
+			cols[t] = int32(p.m + h)
+		}
+	}
+	dev := p.dev
+	var err error
+	prog, err := cgMultiProgram.program(dev)
+	if err != nil {
+		return err
+	}
+	for _, kp := range []struct {
+		k    **kernels.Kernel
+		name string
+	}{{&p.kInit, "mcg_init"}, {&p.kGather, "mcg_gather"}, {&p.kStep, "mcg_step"}, {&p.kUpd, "mcg_update"}} {
+		if *kp.k, err = prog.Kernel(kp.name); err != nil {
+			return err
+		}
+	}
+	p.local = pow2Below(min(cgLocal, p.kInit.MaxWorkGroupSize(), p.kStep.MaxWorkGroupSize(), p.kUpd.MaxWorkGroupSize()))
+	p.team = 1
+	if !strings.Contains(dev.Info().Type, "CPU") && p.m > 0 {
+		// A team of lanes per row reads the row's entries coalesced on a
+		// GPU; about one lane per entry, up to a warp.
+		p.team = min(32, p.local, pow2Below(max(1, p.nnz/p.m)))
+	}
+	p.groups = groupsFor(p.m, p.local)
+	up := func(dst **kernels.Buffer, data any, count, size int) error {
+		if *dst, err = p.alloc(count * size); err != nil {
+			return err
+		}
+		if data != nil && count > 0 {
+			return (*dst).Write(0, data)
+		}
+		return nil
+	}
+	ext := p.ext
+	zero := make([]byte, 8)
+	steps := []error{
+		up(&p.rowptr, rowptr, p.m+1, 4),
+		up(&p.col, cols, p.nnz, 4),
+		up(&p.val, csr.Values[base:csr.RowPtr[hi]], p.nnz, 8),
+		up(&p.b, b[lo:hi], p.m, 8),
+		up(&p.sendIdx, p.send, len(p.send), 4),
+		up(&p.x, nil, p.m, 8),
+		up(&p.r, nil, ext, 8),
+		up(&p.q, nil, p.m, 8),
+		up(&p.p[0], nil, ext, 8),
+		up(&p.p[1], nil, ext, 8),
+		up(&p.out, nil, 2*p.groups+len(p.send), 8),
+	}
+	for _, e := range steps {
+		if e != nil {
+			return e
+		}
+	}
+	p.z, p.dinv = p.r, p.r
+	if dinv != nil {
+		if err := up(&p.z, nil, ext, 8); err != nil {
+			return err
+		}
+		if err := up(&p.dinv, dinv[lo:hi], p.m, 8); err != nil {
+			return err
+		}
+	}
+	for _, buf := range []*kernels.Buffer{p.p[0], p.p[1], p.r, p.z} {
+		if err := buf.Fill(zero, 0, int64(8*ext)); err != nil {
+			return err
+		}
+	}
+	p.outHost = make([]float64, 2*p.groups+len(p.send))
+	p.haloHost = make([]float64, len(p.halo))
+	return nil
+}
+
+// mcgIterate runs the iteration (see CGMulti) and downloads x.
+func mcgIterate(parts []*mcgPart, n int, tol float64, maxIter int, jacobi bool) ([]float64, *CGResult, error) {
+	jac := 0
+	if jacobi {
+		jac = 1
+	}
+	launches := func() int64 {
+		var s int64
+		for _, p := range parts {
+			s += p.dev.Launches()
+		}
+		return s
+	}
+	startLaunches := launches()
+	flushAll := func() error {
+		for _, p := range parts {
+			if err := p.dev.Flush(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	gather := func(p *mcgPart) error {
+		if len(p.send) == 0 {
+			return nil
+		}
+		return p.kGather.Launch([]int{groupsFor(len(p.send), p.local) * p.local}, []int{p.local},
+			len(p.send), 2*p.groups, p.sendIdx, p.z, p.out)
+	}
+	// exchange reads every device's r'z and r'r partials and send values,
+	// returns the sums, and writes every device's halo of z.
+	exchange := func() (rz, rr float64, err error) {
+		if err := flushAll(); err != nil {
+			return 0, 0, err
+		}
+		for _, p := range parts {
+			if err := p.out.Read(0, p.outHost); err != nil {
+				return 0, 0, err
+			}
+			for _, v := range p.outHost[:p.groups] {
+				rz += v
+			}
+			for _, v := range p.outHost[p.groups : 2*p.groups] {
+				rr += v
+			}
+		}
+		for _, p := range parts {
+			if len(p.halo) == 0 {
+				continue
+			}
+			for h := range p.halo {
+				src := parts[p.fromPart[h]]
+				p.haloHost[h] = src.outHost[2*src.groups+int(p.fromPos[h])]
+			}
+			if err := p.z.Write(int64(8*p.m), p.haloHost); err != nil {
+				return 0, 0, err
+			}
+		}
+		return rz, rr, nil
+	}
+	lm := func(p *mcgPart) kernels.Local { return kernels.Local(8 * p.local) }
+
+	for _, p := range parts {
+		if err := p.kInit.Launch([]int{p.groups * p.local}, []int{p.local}, p.m, jac, p.b, p.dinv, p.x, p.r, p.z, p.out, lm(p)); err != nil {
+			return nil, nil, err
+		}
+		if err := gather(p); err != nil {
+			return nil, nil, err
+		}
+	}
+	rz, rr, err := exchange()
+	if err != nil {
+		return nil, nil, err
+	}
+	rr0 := rr
+	hist := []float64{1}
+	if rr0 == 0 {
+		hist[0] = 0
+	}
+	if math.IsNaN(rr0) || math.IsInf(rr0, 0) {
+		return nil, nil, &NonFiniteError{Where: "right-hand side", Index: -1}
+	}
+	converged := rr <= tol*tol*rr0
+	it := 0
+	rzOld := 0.0
+	for ; !converged && it < maxIter; it++ {
+		beta := 0.0
+		if it > 0 {
+			beta = rz / rzOld
+		}
+		for _, p := range parts {
+			if err := p.kStep.Launch([]int{p.groups * p.local}, []int{p.local}, p.m, p.ext, beta, p.rowptr, p.col, p.val,
+				p.z, p.p[it%2], p.p[(it+1)%2], p.q, p.out, p.team, lm(p)); err != nil {
+				return nil, nil, err
+			}
+		}
+		if err := flushAll(); err != nil {
+			return nil, nil, err
+		}
+		pq := 0.0
+		for _, p := range parts {
+			if err := p.out.Read(0, p.outHost[:p.groups]); err != nil {
+				return nil, nil, err
+			}
+			for _, v := range p.outHost[:p.groups] {
+				pq += v
+			}
+		}
+		if math.IsNaN(pq) || math.IsInf(pq, 0) {
+			return nil, nil, &NonFiniteError{Where: "CG p'Ap (breakdown: is the matrix positive definite?)", Index: it}
+		}
+		if !(pq > 0) {
+			return nil, nil, fmt.Errorf("%w: CG found p'Ap = %g <= 0 at iteration %d", ErrNotPositiveDefinite, pq, it)
+		}
+		alpha := rz / pq
+		for _, p := range parts {
+			if err := p.kUpd.Launch([]int{p.groups * p.local}, []int{p.local}, p.m, alpha, jac, p.x, p.r, p.z,
+				p.p[(it+1)%2], p.q, p.dinv, p.out, lm(p)); err != nil {
+				return nil, nil, err
+			}
+			if err := gather(p); err != nil {
+				return nil, nil, err
+			}
+		}
+		rzOld = rz
+		if rz, rr, err = exchange(); err != nil {
+			return nil, nil, err
+		}
+		rel := math.Sqrt(rr)
+		if rr0 > 0 {
+			rel = math.Sqrt(rr / rr0)
+		}
+		hist = append(hist, rel)
+		if math.IsNaN(rr) || math.IsInf(rr, 0) || math.IsNaN(rz) || math.IsInf(rz, 0) {
+			return nil, nil, &NonFiniteError{Where: "CG residual (breakdown: is the matrix positive definite?)", Index: it + 1}
+		}
+		converged = rr <= tol*tol*rr0
+	}
+	x := make([]float64, n)
+	for _, p := range parts {
+		if err := p.x.Read(0, x[p.lo:p.lo+p.m]); err != nil {
+			return nil, nil, err
+		}
+	}
+	if i := firstNonFinite(x); i >= 0 {
+		return nil, nil, &NonFiniteError{Where: "solution", Index: i}
+	}
+	res := &CGResult{Iterations: it, Residual: hist[len(hist)-1], History: hist, Converged: converged,
+		Launches: launches() - startLaunches}
+	if !converged {
+		return x, res, &NotConvergedError{Iterations: it, Residual: res.Residual, Tolerance: tol}
+	}
+	return x, res, nil
+}

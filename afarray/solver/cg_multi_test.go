@@ -1,0 +1,170 @@
+package solver
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/oclsolve/oclsolve/afarray"
+	"github.com/oclsolve/oclsolve/afarray/sparse"
+	"github.com/oclsolve/oclsolve/kernels"
+)
+
+// multiTestParts returns the current device split in k (sub-devices where
+// PoCL can partition it, else instances), so CI runs the multi-device code
+// on its one CPU device.
+func multiTestParts(t *testing.T, k int) []*kernels.Device {
+	t.Helper()
+	d, err := afarray.CurrentDevice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := d.Split(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ps
+}
+
+// CG on two and three devices against CG on one: the same system solved to
+// the backward-error bound, the iteration count within 2 of one-device CG
+// (the reductions run in another order), halos that really cross devices.
+func TestCGMultiMatchesOneDevice(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		jacobi bool
+		parts  int
+	}{{"crystm01", false, 2}, {"mesh1e1", false, 3}, {"bcsstk16", true, 2}, {"bcsstk16", true, 3}} {
+		a := runMatrix(t, tc.name)
+		b := make([]float64, a.Rows)
+		for i := range b {
+			b[i] = 1 + float64(i%7)
+		}
+		opts := Options{Method: MethodCG, Format: FormatCSC, Tol: 1e-10, Jacobi: tc.jacobi}
+		x1, rep1, err := Run(a, b, opts)
+		if err != nil {
+			t.Fatalf("%s on one device: %v", tc.name, err)
+		}
+		opts.Devices = multiTestParts(t, tc.parts)
+		xk, repk, err := Run(a, b, opts)
+		if err != nil {
+			t.Fatalf("%s on %d devices: %v", tc.name, tc.parts, err)
+		}
+		if len(repk.Shares) != tc.parts {
+			t.Fatalf("%s: %d shares, want %d", tc.name, len(repk.Shares), tc.parts)
+		}
+		rows, halo := 0, 0
+		for _, s := range repk.Shares {
+			rows += s.Rows
+			halo += s.Halo
+			if s.PeakBytes <= 0 {
+				t.Errorf("%s: share %+v has no memory", tc.name, s)
+			}
+		}
+		if rows != a.Rows || halo == 0 {
+			t.Errorf("%s: shares cover %d rows of %d with %d halo entries", tc.name, rows, a.Rows, halo)
+		}
+		if d := repk.Iterations - rep1.Iterations; d < -2 || d > 2 {
+			t.Errorf("%s: %d iterations on %d devices, %d on one", tc.name, repk.Iterations, tc.parts, rep1.Iterations)
+		}
+		be1, err1 := sparse.BackwardErrorOf(a, x1, b)
+		bek, errk := sparse.BackwardErrorOf(a, xk, b)
+		if err1 != nil || errk != nil || bek > max(10*be1, 1e-12) {
+			t.Errorf("%s: backward error %g on %d devices, %g on one (%v %v)", tc.name, bek, tc.parts, be1, err1, errk)
+		}
+		t.Logf("%s jacobi=%v: %d iterations on one device, %d on %s; backward error %.2g / %.2g",
+			tc.name, tc.jacobi, rep1.Iterations, repk.Iterations, kernels.Labels(opts.Devices), be1, bek)
+	}
+}
+
+// The exchange and the host's fixed-order sums make a multi-device run
+// deterministic: the same devices give the same x bit for bit.
+func TestCGMultiDeterministic(t *testing.T) {
+	a := runMatrix(t, "nos4")
+	b := make([]float64, a.Rows)
+	for i := range b {
+		b[i] = float64(i%5) - 2
+	}
+	devs := multiTestParts(t, 2)
+	x1, r1, _, err := CGMulti(a, b, devs, CGOptions{Jacobi: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x2, r2, _, err := CGMulti(a, b, devs, CGOptions{Jacobi: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r1.Iterations != r2.Iterations {
+		t.Fatalf("iterations %d then %d", r1.Iterations, r2.Iterations)
+	}
+	for i := range x1 {
+		if x1[i] != x2[i] {
+			t.Fatalf("x[%d] = %v then %v", i, x1[i], x2[i])
+		}
+	}
+}
+
+func TestCGMultiErrors(t *testing.T) {
+	devs := multiTestParts(t, 2)
+	a := runMatrix(t, "nos4")
+	b := make([]float64, a.Rows)
+	for i := range b {
+		b[i] = 1
+	}
+	// Not converged: x and the result still come back.
+	x, res, _, err := CGMulti(a, b, devs, CGOptions{MaxIter: 3})
+	var nc *NotConvergedError
+	if !errors.As(err, &nc) || x == nil || res == nil || res.Iterations != 3 || len(res.History) != 4 {
+		t.Errorf("MaxIter 3: %v, x %v, result %+v", err, x != nil, res)
+	}
+	// A non-positive diagonal under Jacobi.
+	neg := &sparse.COO{Rows: 2, Cols: 2, I: []int32{0, 1}, J: []int32{0, 1}, V: []float64{1, -1}, Symmetric: true}
+	if _, _, _, err := CGMulti(neg, []float64{1, 1}, devs, CGOptions{Jacobi: true}); !errors.Is(err, ErrNotPositiveDefinite) {
+		t.Errorf("negative diagonal with Jacobi: %v", err)
+	}
+	// Indefinite without Jacobi: p'Ap <= 0 is caught, never a NaN.
+	if _, _, _, err := CGMulti(neg, []float64{1, 1}, devs, CGOptions{}); !errors.Is(err, ErrNotPositiveDefinite) && !errors.Is(err, ErrNonFinite) {
+		t.Errorf("indefinite: %v", err)
+	}
+	if _, _, _, err := CGMulti(a, b[:3], devs, CGOptions{}); !errors.Is(err, ErrShape) {
+		t.Errorf("short b: %v", err)
+	}
+	if _, _, _, err := CGMulti(a, b, []*kernels.Device{devs[0], devs[0]}, CGOptions{}); !errors.Is(err, ErrDevice) {
+		t.Errorf("device twice: %v", err)
+	}
+	// Entries without a multi-device implementation say which have one.
+	_, _, err = Run(a, b, Options{Method: MethodCholesky, Format: FormatSKS, Devices: devs})
+	if !errors.Is(err, ErrUnknown) {
+		t.Errorf("cholesky on two devices: %v", err)
+	}
+	// More devices than rows: the extra ones stay idle.
+	one := &sparse.COO{Rows: 1, Cols: 1, I: []int32{0}, J: []int32{0}, V: []float64{4}, Symmetric: true}
+	x, _, st, err := CGMulti(one, []float64{2}, devs, CGOptions{})
+	if err != nil || x[0] != 0.5 || len(st.Shares) != 1 {
+		t.Errorf("1x1 on two devices: %v %v", x, err)
+	}
+}
+
+func TestPartitionRows(t *testing.T) {
+	// Row lengths 1, 1, 10, 1, 1, 1, 1: two blocks of about equal entries.
+	rowptr := []int32{0, 1, 2, 12, 13, 14, 15, 16}
+	for k := 1; k <= 7; k++ {
+		bs := partitionRows(rowptr, k)
+		if bs[0] != 0 || bs[k] != 7 {
+			t.Fatalf("k=%d: bounds %v", k, bs)
+		}
+		for i := 0; i < k; i++ {
+			if bs[i+1] <= bs[i] {
+				t.Fatalf("k=%d: empty block in %v", k, bs)
+			}
+		}
+	}
+	if bs := partitionRows(rowptr, 2); bs[1] != 3 {
+		t.Errorf("two blocks: %v, want the split after the long row", bs)
+	}
+}
+
+func TestRegistryMultiEntries(t *testing.T) {
+	if len(MultiDevice()) != len(multiEntries) {
+		t.Errorf("multi-device entries %v do not all name registered entries (%d registered)", MultiDevice(), len(multiEntries))
+	}
+}
