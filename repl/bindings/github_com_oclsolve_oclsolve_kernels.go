@@ -29,9 +29,11 @@ func init() {
 			"ErrOutOfMemory":     reflect.ValueOf(&p_github_com_oclsolve_oclsolve_kernels.ErrOutOfMemory).Elem(),
 			"ErrReleased":        reflect.ValueOf(&p_github_com_oclsolve_oclsolve_kernels.ErrReleased).Elem(),
 			"FormatBytes":        reflect.ValueOf(p_github_com_oclsolve_oclsolve_kernels.FormatBytes),
+			"Labels":             reflect.ValueOf(p_github_com_oclsolve_oclsolve_kernels.Labels),
 			"ResumeAll":          reflect.ValueOf(p_github_com_oclsolve_oclsolve_kernels.ResumeAll),
 			"RoundUp":            reflect.ValueOf(p_github_com_oclsolve_oclsolve_kernels.RoundUp),
 			"Select":             reflect.ValueOf(p_github_com_oclsolve_oclsolve_kernels.Select),
+			"SelectDevices":      reflect.ValueOf(p_github_com_oclsolve_oclsolve_kernels.SelectDevices),
 			"SetDefault":         reflect.ValueOf(p_github_com_oclsolve_oclsolve_kernels.SetDefault),
 		},
 		Types: map[string]reflect.Type{
