@@ -35,6 +35,7 @@ const (
 //	factor_flops           MUMPS: floating-point operations of the factorization (RINFOG(3))
 //	factor_bytes_max, factor_bytes_total  MUMPS: factorization memory of the largest rank and of all (INFOG(21), INFOG(22))
 //	negative_pivots        MUMPS: negative pivots (INFOG(12)); LDLᵀ's inertia
+//	largest_front          MUMPS: order of the largest frontal matrix (INFOG(11))
 //	options                the --petsc-options string
 type petscReport struct {
 	Ranks            int     `json:"ranks"`
@@ -48,6 +49,7 @@ type petscReport struct {
 	FactorBytesMax   int64   `json:"factor_bytes_max,omitempty"`
 	FactorBytesTotal int64   `json:"factor_bytes_total,omitempty"`
 	NegativePivots   int     `json:"negative_pivots"`
+	LargestFront     int     `json:"largest_front,omitempty"`
 	Options          string  `json:"options,omitempty"`
 }
 
@@ -103,7 +105,7 @@ func runPETSc(p *solveProblem, o *solveOptions) (*solveReport, []float64, error)
 		PETSc: &petscReport{
 			Ranks: r.Ranks, KSP: r.KSP, PC: r.PC, BlockSize: r.BlockSize, NearNullSpace: r.NearNullSpace,
 			PeakRSSBytes: r.PeakRSS, FactorEntries: r.FactorEntries, FactorFlops: r.FactorFlops, FactorBytesMax: r.FactorBytesMax,
-			FactorBytesTotal: r.FactorBytesAll, NegativePivots: r.NegativePivots, Options: o.PETScOptions,
+			FactorBytesTotal: r.FactorBytesAll, NegativePivots: r.NegativePivots, LargestFront: r.LargestFront, Options: o.PETScOptions,
 		},
 	}
 	if r.Method == petsc.MethodCG {
@@ -136,8 +138,8 @@ func printPETScReport(r *solveReport) {
 	fmt.Fprintf(os.Stdout, "petsc         %s on %d rank(s), block size %d, near-null space %d, peak RSS/rank %.1f MB\n",
 		solver, p.Ranks, p.BlockSize, p.NearNullSpace, float64(p.PeakRSSBytes)/1e6)
 	if p.FactorEntries > 0 {
-		fmt.Fprintf(os.Stdout, "factor        nnz(L) = %d, %.3g flops, MUMPS memory %.1f MB largest rank, %.1f MB total, %d negative pivots\n",
-			p.FactorEntries, p.FactorFlops, float64(p.FactorBytesMax)/1e6, float64(p.FactorBytesTotal)/1e6, p.NegativePivots)
+		fmt.Fprintf(os.Stdout, "factor        nnz(L) = %d, %.3g flops, largest front %d, MUMPS memory %.1f MB largest rank, %.1f MB total, %d negative pivots\n",
+			p.FactorEntries, p.FactorFlops, p.LargestFront, float64(p.FactorBytesMax)/1e6, float64(p.FactorBytesTotal)/1e6, p.NegativePivots)
 	}
 }
 

@@ -56,6 +56,8 @@ func report(b *testing.B, rep *Report) {
 		b.ReportMetric(float64(rep.FactorEntries), "nnz(L)")
 		b.ReportMetric(float64(rep.FactorBytesMax)/1e6, "MUMPS-MB/rank")
 		b.ReportMetric(rep.FactorFlops/rep.FactorizeTime.Seconds()/1e9, "factor-GF/s")
+		b.ReportMetric(rep.FactorFlops, "flops")
+		b.ReportMetric(float64(rep.LargestFront), "largest-front")
 	}
 	if rep.Iterations > 0 {
 		b.ReportMetric(float64(rep.Iterations), "iterations")

@@ -212,12 +212,12 @@ int ocs_mumps_symbolic(ocs_system *s)
 // are reported there, not as error codes), info[] MUMPS's INFOG(1), INFOG(2),
 // INFOG(12) (negative pivots), INFOG(21), INFOG(22) (MB of the largest and
 // all ranks' factorization memory), INFOG(29) (entries in the factors) and
-// INFOG(28) (null pivots).
-int ocs_mumps_numeric(ocs_system *s, int *ferr, PetscInt info[7])
+// INFOG(28) (null pivots) and INFOG(11) (order of the largest front).
+int ocs_mumps_numeric(ocs_system *s, int *ferr, PetscInt info[8])
 {
   MatFactorInfo  info0;
   MatFactorError e;
-  PetscInt       idx[7] = {1, 2, 12, 21, 22, 29, 28};
+  PetscInt       idx[8] = {1, 2, 12, 21, 22, 29, 28, 11};
   int            k;
 
   PetscFunctionBeginUser;
@@ -225,7 +225,7 @@ int ocs_mumps_numeric(ocs_system *s, int *ferr, PetscInt info[7])
   PetscCall(MatCholeskyFactorNumeric(s->F, s->A, &info0));
   PetscCall(MatFactorGetError(s->F, &e));
   *ferr = (int)e;
-  for (k = 0; k < 7; k++) PetscCall(MatMumpsGetInfog(s->F, idx[k], &info[k]));
+  for (k = 0; k < 8; k++) PetscCall(MatMumpsGetInfog(s->F, idx[k], &info[k]));
   PetscFunctionReturn(0);
 }
 
@@ -239,13 +239,13 @@ int ocs_mumps_flops(ocs_system *s, PetscReal *flops)
 }
 
 // ocs_mumps_info returns the same INFOG values after an analysis alone.
-int ocs_mumps_info(ocs_system *s, PetscInt info[7])
+int ocs_mumps_info(ocs_system *s, PetscInt info[8])
 {
-  PetscInt idx[7] = {1, 2, 12, 21, 22, 29, 28};
+  PetscInt idx[8] = {1, 2, 12, 21, 22, 29, 28, 11};
   int      k;
 
   PetscFunctionBeginUser;
-  for (k = 0; k < 7; k++) PetscCall(MatMumpsGetInfog(s->F, idx[k], &info[k]));
+  for (k = 0; k < 8; k++) PetscCall(MatMumpsGetInfog(s->F, idx[k], &info[k]));
   PetscFunctionReturn(0);
 }
 

@@ -370,7 +370,7 @@ func solveMUMPS(sys *C.ocs_system, opts Options, rep *Report) error {
 			return err
 		}
 	}
-	var info [7]C.PetscInt
+	var info [8]C.PetscInt
 	t := time.Now()
 	err := agree(codeErr(C.ocs_mumps_symbolic(sys), "MUMPS analysis"))
 	if err == nil {
@@ -390,7 +390,12 @@ func solveMUMPS(sys *C.ocs_system, opts Options, rep *Report) error {
 		return err
 	}
 	rep.FactorizeTime = time.Since(t)
+	// MUMPS gives INFOG(29) in millions, negated, when it exceeds 32 bits.
 	rep.FactorEntries = int64(info[5])
+	if info[5] < 0 {
+		rep.FactorEntries = -int64(info[5]) * 1e6
+	}
+	rep.LargestFront = int(info[7])
 	rep.FactorBytesMax, rep.FactorBytesAll = int64(info[3])*1e6, int64(info[4])*1e6
 	rep.NegativePivots = int(info[2])
 	var flops C.PetscReal
@@ -412,7 +417,7 @@ func solveMUMPS(sys *C.ocs_system, opts Options, rep *Report) error {
 // pivot; it reports a non-positive pivot as numerical singularity
 // (INFOG(1) = -10) or, depending on the pivot's size, as a negative pivot
 // counted in INFOG(12): both mean A is not positive definite.
-func mumpsErr(method, phase string, info [7]C.PetscInt, ferr C.int) error {
+func mumpsErr(method, phase string, info [8]C.PetscInt, ferr C.int) error {
 	g1, g2 := int(info[0]), int(info[1])
 	switch {
 	case g1 == -10 || ferr == C.MAT_FACTOR_NUMERIC_ZEROPIVOT || ferr == C.MAT_FACTOR_STRUCT_ZEROPIVOT:

@@ -124,6 +124,10 @@ type Report struct {
 	FactorFlops                    float64
 	FactorBytesMax, FactorBytesAll int64
 	NegativePivots                 int
+	// LargestFront is the order of MUMPS's largest frontal matrix
+	// (INFOG(11)): the dense block at the top of the assembly tree, whose
+	// size governs the communication of the factorization.
+	LargestFront int
 }
 
 // normalize checks the names of o and fills in the defaults.
