@@ -144,10 +144,31 @@ func printPETScReport(r *solveReport) {
 }
 
 // solvePETSc is runSolve for --engine petsc after the problem is loaded.
+// As for the device solvers, the report is printed even when the answer
+// fails a check, and the exit status says which check: 3 for CG stopped
+// before its tolerance, 4 for a direct solve whose backward error exceeds
+// solver.MaxBackwardError.
 func solvePETSc(p *solveProblem, o *solveOptions, asJSON bool) error {
 	rep, _, err := runPETSc(p, o)
 	if rep == nil {
+		var nc *solver.NotConvergedError
+		if errors.As(err, &nc) {
+			return &exitError{exitNotConverged, err}
+		}
 		return err
+	}
+	var failure error
+	if rep.Method != petsc.MethodCholesky && rep.Method != petsc.MethodLDLT {
+		converged := err == nil
+		rep.Converged = &converged
+		if err != nil {
+			failure = &exitError{exitNotConverged, err}
+		}
+	} else if !(rep.BackwardError <= solver.MaxBackwardError) {
+		failure = &exitError{exitInaccurate, inaccurate(rep.Method, enginePETSc, rep.BackwardError, solver.MaxBackwardError)}
+	}
+	if failure != nil {
+		rep.Error = failure.Error()
 	}
 	if asJSON {
 		enc := json.NewEncoder(os.Stdout)
@@ -159,5 +180,5 @@ func solvePETSc(p *solveProblem, o *solveOptions, asJSON bool) error {
 		printReport(os.Stdout, rep)
 		printPETScReport(rep)
 	}
-	return err
+	return failure
 }

@@ -90,13 +90,13 @@ func TestSolvePETSc(t *testing.T) {
 		}
 		// Not positive definite: the typed error, non-zero exit.
 		out, errOut, code = mpiOclsolve(t, "solve", "--engine", "petsc", filepath.Join(matrixDirForPETSc(), "nasa1824.mtx"))
-		if code == 0 || !strings.Contains(errOut, "not positive definite") {
+		if code != exitFailure || !strings.Contains(errOut, "not positive definite") {
 			t.Errorf("nasa1824 cholesky: exit %d, stderr %q", code, errOut)
 		}
 	}
 	// CG stopped by its limit: non-zero exit, the report still printed.
 	out, errOut, code = mpiOclsolve(t, "solve", "--engine", "petsc", "--method", "cg", "--pc", "none", "--maxit", "3", "model1:1500")
-	if code == 0 || !strings.Contains(errOut, "not converged") || !strings.Contains(out, "iterations    3") {
+	if code != exitNotConverged || !strings.Contains(errOut, "not converged") || !strings.Contains(out, "iterations    3") || !strings.Contains(out, "converged     false") {
 		t.Errorf("cg with 3 iterations: exit %d, output %q, stderr %q", code, out, errOut)
 	}
 
