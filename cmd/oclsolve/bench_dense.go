@@ -76,6 +76,15 @@ func runBenchDense(args []string) error {
 			return err
 		}
 	}
+	// Every measurement holds n x n matrices on the device (and the
+	// solves one on the host): refuse orders the device cannot hold before
+	// allocating anything.
+	for _, n := range ns {
+		if n < 1 || n > 1<<20 || int64(n)*int64(n)*8 > dev.Info().MaxAllocBytes {
+			return fmt.Errorf("%w: order %d: an n x n matrix of doubles must fit %s's largest allocation (%s)",
+				errUsage, n, dev.Name(), kernels.FormatBytes(dev.Info().MaxAllocBytes))
+		}
+	}
 	var nbs []int
 	if *blocks != "" {
 		if nbs, err = parseInts(*blocks); err != nil {
@@ -143,14 +152,33 @@ func runBenchDense(args []string) error {
 			}
 		}
 	}
+	failed := 0
+	for i, r := range rep.Results {
+		if r.Error == "" && r.BackwardError > maxBackwardError {
+			rep.Results[i].Error = fmt.Sprintf("backward error %.2e exceeds %.0e", r.BackwardError, maxBackwardError)
+		}
+		if rep.Results[i].Error != "" {
+			failed++
+		}
+	}
 	if *asJSON {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	} else {
+		printDenseBench(os.Stdout, rep)
 	}
-	printDenseBench(os.Stdout, rep)
+	if failed > 0 {
+		return fmt.Errorf("bench dense: %d of %d measurements failed (see the error column)", failed, len(rep.Results))
+	}
 	return nil
 }
+
+// maxBackwardError bounds the backward error of a solve that counts as
+// right: a wrong answer makes the benchmark fail, not just look slow.
+const maxBackwardError = 1e-10
 
 func parseInts(s string) ([]int, error) {
 	var out []int
@@ -312,16 +340,18 @@ func readTyped(b *kernels.Buffer, dt dense.DType, v []float64) error {
 	return b.Read(0, v)
 }
 
-// spdHost returns a random SPD matrix G G^T / n + I (row-major, symmetric).
+// spdHost returns a random symmetric matrix with entries in [-0.5, 0.5)
+// and n on the diagonal: strictly diagonally dominant, hence SPD, and made
+// in O(n^2) (a product G G^T on the host took minutes at n = 16384).
 func spdHost(n int, rng *rand.Rand) *mat.Dense {
-	g := mat.NewDense(n, n, nil)
-	for i := range g.RawMatrix().Data {
-		g.RawMatrix().Data[i] = rng.Float64() - 0.5
-	}
 	a := mat.NewDense(n, n, nil)
-	a.Mul(g, g.T())
 	for i := 0; i < n; i++ {
-		a.Set(i, i, a.At(i, i)+float64(n))
+		for j := 0; j < i; j++ {
+			v := rng.Float64() - 0.5
+			a.Set(i, j, v)
+			a.Set(j, i, v)
+		}
+		a.Set(i, i, float64(n))
 	}
 	return a
 }

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestBenchDense(t *testing.T) {
+	var stderr bytes.Buffer
+	var code int
+	out := captureStdout(t, func() {
+		code = runMain([]string{"bench", "dense", "--sizes", "70", "--ops", "gemm,syrk,trsm,potrf,cholesky,lu", "--dtype", "both", "--nb", "0,32", "--reps", "1", "--json"}, os.Stdout, &stderr)
+	})
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var rep denseBenchReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if rep.Device == "" || rep.Configs["float64"] == "" || rep.Configs["float32"] == "" {
+		t.Errorf("report names no device or configuration: %+v", rep)
+	}
+	ops := map[string]int{}
+	for _, r := range rep.Results {
+		if r.Error != "" || r.GFLOPS <= 0 || r.TimeS <= 0 {
+			t.Errorf("%+v", r)
+		}
+		ops[r.Op]++
+	}
+	// 2 dtypes x (gemm, syrk, trsm, 3 potrf block choices) + cholesky + lu in float64.
+	want := map[string]int{"gemm": 2, "syrk": 2, "trsm": 2, "potrf": 6, "cholesky": 1, "lu": 1}
+	for op, n := range want {
+		if ops[op] != n {
+			t.Errorf("%s: %d results, want %d", op, ops[op], n)
+		}
+	}
+	for _, args := range [][]string{{"--sizes", "0"}, {"--sizes", "4000000000"}, {"--ops", "nope"}, {"--dtype", "float16"}} {
+		stderr.Reset()
+		code := runMain(append([]string{"bench", "dense"}, args...), os.Stdout, &stderr)
+		if code == 0 || !strings.Contains(stderr.String(), "usage") {
+			t.Errorf("%v: exit %d, stderr %q", args, code, stderr.String())
+		}
+	}
+}
