@@ -104,7 +104,12 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
-		fmt.Fprintf(stderr, "oclsolve %s: %v\n", firstArg(args), err)
+		// An error that another process reports (rank 0 of an MPI run) is
+		// not printed again; its exit status still counts.
+		var silent interface{ Silent() bool }
+		if !errors.As(err, &silent) || !silent.Silent() {
+			fmt.Fprintf(stderr, "oclsolve %s: %v\n", firstArg(args), err)
+		}
 		var ee *exitError
 		switch {
 		case errors.As(err, &ee):

@@ -128,6 +128,14 @@ func runPETSc(p *solveProblem, o *solveOptions) (*solveReport, []float64, error)
 	return rep, x, err
 }
 
+// otherRankError is the error of a rank other than 0: main does not print
+// it (rank 0 prints the same), but exits with its status.
+type otherRankError struct{ err error }
+
+func (e otherRankError) Error() string { return e.err.Error() }
+func (e otherRankError) Unwrap() error { return e.err }
+func (e otherRankError) Silent() bool  { return true }
+
 // printPETScReport prints the engine's own lines of the text report.
 func printPETScReport(r *solveReport) {
 	p := r.PETSc
@@ -153,7 +161,12 @@ func solvePETSc(p *solveProblem, o *solveOptions, asJSON bool) error {
 	if rep == nil {
 		var nc *solver.NotConvergedError
 		if errors.As(err, &nc) {
-			return &exitError{exitNotConverged, err}
+			err = &exitError{exitNotConverged, err}
+		}
+		if err != nil && petsc.Size() > 1 && petsc.Rank() != 0 {
+			// Every rank fails alike (the engine agrees on errors); rank 0
+			// says why.
+			err = otherRankError{err}
 		}
 		return err
 	}
