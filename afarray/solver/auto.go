@@ -143,6 +143,7 @@ func runLU(a *sparse.COO, b []float64, opts Options, why string) ([]float64, *Re
 	rep.CompileTime = dev.CompileTime() - compile0
 	rep.UploadTime = max(rep.UploadTime-rep.CompileTime, 0) // gauss builds its programs during its upload phase
 	rep.TotalTime = time.Since(start)
+	rep.OtherTime = rep.TotalTime - rep.UploadTime - rep.CompileTime - rep.FactorizeTime - rep.SolveTime
 	return x, rep, err
 }
 

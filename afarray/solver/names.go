@@ -16,14 +16,14 @@ func init() {
 	registerMethod(&methodSpec{name: MethodCG, label: "CG", defaultFormat: FormatCSC, iterate: cgIterate})
 
 	registerFormat(&formatSpec{name: FormatDense, label: "D",
-		defaultOrder: sparse.OrderNatural, autoOrder: sparse.OrderAutoProfile,
+		defaultOrder: sparse.OrderNatural, autoOrder: sparse.OrderNatural, orderFree: true,
 		upload: uploadDense, thesisMemory: func(n, _ int) float64 { return sparse.ThesisMemoryDense(n) }})
 	registerFormat(&formatSpec{name: FormatCSC, label: "CSC",
 		defaultOrder: sparse.OrderAuto, autoOrder: sparse.OrderAutoProfile,
-		upload: uploadCSC, thesisMemory: sparse.ThesisMemoryCSC})
+		upload: uploadCSC, convert: convertCSC, thesisMemory: sparse.ThesisMemoryCSC})
 	registerFormat(&formatSpec{name: FormatSKS, label: "SKS",
 		defaultOrder: sparse.OrderAuto, autoOrder: sparse.OrderAuto,
-		upload: uploadSKS, thesisMemory: sparse.ThesisMemorySKS})
+		upload: uploadSKS, convert: convertSKS, thesisMemory: sparse.ThesisMemorySKS})
 }
 
 func uploadDense(a *sparse.COO) (any, int, func(), error) {
@@ -60,4 +60,20 @@ func uploadSKS(a *sparse.COO) (any, int, func(), error) {
 		return nil, 0, nil, err
 	}
 	return m, h.Len(), m.Release, nil
+}
+
+func convertCSC(a *afarray.COO) (any, int, func(), error) {
+	m, err := a.ToCSC()
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	return m, m.Elements.Len(), m.Release, nil
+}
+
+func convertSKS(a *afarray.COO) (any, int, func(), error) {
+	m, err := a.ToSKS()
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	return m, m.Elements.Len(), m.Release, nil
 }

@@ -89,9 +89,16 @@ type formatSpec struct {
 	// defaultOrder is what an empty Options.Order means; autoOrder what
 	// "auto" means.
 	defaultOrder, autoOrder sparse.Ordering
-	// upload builds the device matrix and returns it with its stored length
-	// (the thesis's le) and its release.
+	// upload builds the device matrix on the host and uploads it; it
+	// returns the matrix with its stored length (the thesis's le) and its
+	// release.
 	upload func(a *sparse.COO) (m any, le int, release func(), err error)
+	// convert, when set, builds the device matrix from the COO already on
+	// the device (Run's default: only the entries cross the bus).
+	convert func(a *afarray.COO) (m any, le int, release func(), err error)
+	// orderFree formats store the same whatever the numbering (dense): Run
+	// never orders them.
+	orderFree bool
 	// thesisMemory is the thesis's formula in bytes for order n and stored
 	// length le (of the factor for the factorizations).
 	thesisMemory func(n, le int) float64

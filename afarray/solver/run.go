@@ -38,6 +38,11 @@ type Options struct {
 	// only the entries MultiDevice lists can (cg on csc, fast: CGMulti).
 	// One device is the same as Device.
 	Devices []*kernels.Device
+	// HostBuild builds the storage format on the host and uploads it (the
+	// thesis's way, kept for tests and comparisons). By default only the
+	// COO's entries cross the bus and the format is built on the device
+	// (afarray.COO.ToCSC, ToSKS), where the format has a device conversion.
+	HostBuild bool
 }
 
 // Report describes one Run: what ran, where the time went, memory, and CG's
@@ -56,13 +61,17 @@ type Report struct {
 	// got and why.
 	Choice string
 
-	// The time split. Upload includes building the storage format on the
-	// host; Symbolic is the CSC symbolic factorization (the thesis left it
-	// out of its timings); Solve is the triangular solves, or all of CG.
-	// Compile is the time spent building OpenCL programs (compiling them
-	// on a first run, loading them from the disk cache later), taken out of
-	// the phase that built them. Total is the wall time of Run.
-	UploadTime, OrderingTime, SymbolicTime, FactorizeTime, SolveTime, CompileTime, TotalTime time.Duration
+	// The time split, whose parts add up to TotalTime, the wall time of
+	// Run: Ordering (choosing and applying the permutation on the host),
+	// Upload (the COO's entries and b crossing the bus; with HostBuild, also
+	// building the format on the host), Convert (building the format on the
+	// device), Compile (programs built or loaded from the disk cache on
+	// their first use, taken out of the phase that needed them), Symbolic
+	// (the CSC symbolic factorization, which the thesis left out of its
+	// timings), Factorize, Solve (the triangular solves, or all of CG),
+	// Download (x back to the host) and Other (validation and bookkeeping).
+	UploadTime, OrderingTime, SymbolicTime, FactorizeTime, SolveTime, TotalTime time.Duration
+	ConvertTime, CompileTime, DownloadTime, OtherTime                           time.Duration
 
 	// DeviceBytes is the peak device memory during the run, measured by
 	// the device's account; ThesisMemory is the thesis's formula for the
@@ -145,33 +154,41 @@ func Run(a *sparse.COO, b []float64, opts Options) ([]float64, *Report, error) {
 	dev.ResetPeak()
 	basePeak := dev.MemoryStats().Live
 
-	t := time.Now()
+	clk := &phaseClock{dev: dev, rep: rep}
+	clk.start()
 	perm, pa, pb, err := reorder(a, b, opts.Order, formatSpecOf(e.format), rep)
 	if err != nil {
 		return nil, nil, err
 	}
-	rep.OrderingTime = time.Since(t)
+	clk.stop(&rep.OrderingTime)
 
-	x, err := runEntry(rep, e, pa, pb, opts)
+	x, err := runEntry(rep, clk, e, pa, pb, opts)
 	rep.Launches = dev.Launches() - launches
 	rep.DeviceBytes = dev.MemoryStats().Peak - basePeak
-	rep.TotalTime = time.Since(start)
+	if x != nil && perm != nil {
+		clk.start()
+		y, perr := sparse.InversePermuteVec(x, perm)
+		clk.stop(&rep.OrderingTime)
+		if perr != nil {
+			x, err = nil, perr
+		} else {
+			x = y
+		}
+	}
 	originalColumn(err, perm)
+	if x != nil {
+		rep.BackwardError = BackwardError(a, x, b)
+		if err == nil && methodSpecOf(e.method).iterate == nil && rep.BackwardError > MaxBackwardError {
+			// A direct method's answer is checked, never returned silently
+			// wrong (LDLᵀ without pivoting on a nearly singular matrix).
+			err = &InaccurateError{Method: e.method, BackwardError: rep.BackwardError}
+		}
+	}
+	rep.TotalTime = time.Since(start)
+	rep.OtherTime = rep.TotalTime - rep.OrderingTime - rep.UploadTime - rep.ConvertTime - rep.CompileTime -
+		rep.SymbolicTime - rep.FactorizeTime - rep.SolveTime - rep.DownloadTime
 	if x == nil {
 		return nil, rep, err
-	}
-	if perm != nil {
-		y, perr := sparse.InversePermuteVec(x, perm)
-		if perr != nil {
-			return nil, rep, perr
-		}
-		x = y
-	}
-	rep.BackwardError = BackwardError(a, x, b)
-	if err == nil && methodSpecOf(e.method).iterate == nil && rep.BackwardError > MaxBackwardError {
-		// A direct method's answer is checked, never returned silently
-		// wrong (LDLᵀ without pivoting on a nearly singular matrix).
-		err = &InaccurateError{Method: e.method, BackwardError: rep.BackwardError}
 	}
 	return x, rep, err
 }
@@ -250,6 +267,27 @@ func BackwardError(a *sparse.COO, x, b []float64) float64 {
 	return rInf / d
 }
 
+// phaseClock times the phases of a Run and moves the time spent building
+// programs (their first use on the device) out of each phase into
+// Report.CompileTime, so that every part of the split is what it says.
+type phaseClock struct {
+	dev   *kernels.Device
+	rep   *Report
+	t     time.Time
+	build time.Duration
+}
+
+func (c *phaseClock) start() { c.t, c.build = time.Now(), c.dev.CompileTime() }
+
+// stop adds the time since start, less compilation, to *phase, and
+// returns what it added.
+func (c *phaseClock) stop(phase *time.Duration) time.Duration {
+	el, bt := time.Since(c.t), c.dev.CompileTime()-c.build
+	c.rep.CompileTime += bt
+	*phase += el - bt
+	return el - bt
+}
+
 // checkSystem validates A and b before anything is uploaded.
 func checkSystem(a *sparse.COO, b []float64) error {
 	if err := a.Validate(); err != nil {
@@ -285,6 +323,15 @@ func firstNonFinite(v []float64) int {
 // the format's spec says), records the one used in rep, and returns the
 // permutation (nil for the natural order) and the permuted system.
 func reorder(a *sparse.COO, b []float64, order sparse.Ordering, f *formatSpec, rep *Report) ([]int, *sparse.COO, []float64, error) {
+	if f.orderFree {
+		// Dense storage holds all n² entries whatever the numbering: an
+		// ordering would cost time (RCM over a dense graph) and save none.
+		if _, err := sparse.ParseOrdering(string(order)); order != "" && err != nil {
+			return nil, nil, nil, err
+		}
+		rep.Ordering = sparse.OrderNatural
+		return nil, a, b, nil
+	}
 	if order == "" {
 		order = f.defaultOrder
 	} else {
@@ -317,42 +364,73 @@ func reorder(a *sparse.COO, b []float64, order sparse.Ordering, f *formatSpec, r
 
 // runEntry builds the format on the device, runs the entry's driver and
 // downloads x, checked for NaN and Inf.
-func runEntry(rep *Report, e *entry, a *sparse.COO, b []float64, opts Options) ([]float64, error) {
+func runEntry(rep *Report, clk *phaseClock, e *entry, a *sparse.COO, b []float64, opts Options) ([]float64, error) {
 	f := formatSpecOf(e.format)
-	t := time.Now()
-	dev, _ := afarray.CurrentDevice()
-	compile0 := dev.CompileTime()
+	clk.start()
 	bd, err := afarray.FromFloat64s(b)
 	if err != nil {
 		return nil, err
 	}
 	defer bd.Release()
-	m, le, release, err := f.upload(a)
-	if err != nil {
-		return nil, err
+	var m any
+	var le int
+	var release func()
+	if f.convert != nil && !opts.HostBuild {
+		// Only the entries cross the bus; the format is built where it
+		// is used.
+		da, err := afarray.UploadCOO(a)
+		if err != nil {
+			return nil, err
+		}
+		if err = clk.dev.Finish(); err != nil {
+			da.Release()
+			return nil, err
+		}
+		clk.stop(&rep.UploadTime)
+		clk.start()
+		m, le, release, err = f.convert(da)
+		da.Release()
+		if err != nil {
+			return nil, err
+		}
+		if err = clk.dev.Finish(); err != nil {
+			release()
+			return nil, err
+		}
+		clk.stop(&rep.ConvertTime)
+	} else {
+		if m, le, release, err = f.upload(a); err != nil {
+			return nil, err
+		}
+		if err = clk.dev.Finish(); err != nil {
+			release()
+			return nil, err
+		}
+		clk.stop(&rep.UploadTime)
 	}
 	defer release()
-	rep.UploadTime = time.Since(t)
-	rep.takeCompile(&rep.UploadTime, rep.UploadTime, compile0)
 	var x *afarray.Array
 	switch {
 	case e.newFactor != nil:
-		x, le, err = runDirect(rep, e, m, le, bd)
+		x, le, err = runDirect(rep, clk, e, m, le, bd)
 	case e.newOperator != nil:
-		x, err = runIterative(rep, e, m, bd, opts)
+		x, err = runIterative(rep, clk, e, m, bd, opts)
 	default:
-		t = time.Now()
-		c0 := dev.CompileTime()
+		clk.start()
 		x, err = e.solveOnce(m, bd, e.variant)
-		rep.FactorizeTime = time.Since(t)
-		rep.takeCompile(&rep.FactorizeTime, rep.FactorizeTime, c0)
+		if err == nil {
+			err = x.Sync()
+		}
+		clk.stop(&rep.FactorizeTime)
 	}
 	rep.ThesisMemory = f.thesisMemory(a.Rows, le)
 	if x == nil {
 		return nil, err
 	}
 	defer x.Release()
+	clk.start()
 	xs, rerr := x.Float64s()
+	clk.stop(&rep.DownloadTime)
 	if rerr != nil {
 		return nil, rerr
 	}
@@ -363,38 +441,38 @@ func runEntry(rep *Report, e *entry, a *sparse.COO, b []float64, opts Options) (
 }
 
 // runDirect is the one driver of the direct factorizations: factor the
-// run's own device matrix, solve once, record the phases' times from the
-// factor's Stats, release. It returns the factor's stored length.
-func runDirect(rep *Report, e *entry, m any, le int, b *afarray.Array) (*afarray.Array, int, error) {
+// run's own device matrix, solve once, record the phases' times (the
+// symbolic phase from the factor's Stats, the rest of the factorization
+// call as Factorize), release. It returns the factor's stored length.
+func runDirect(rep *Report, clk *phaseClock, e *entry, m any, le int, b *afarray.Array) (*afarray.Array, int, error) {
 	f := e.newFactor()
 	defer f.Release()
-	dev, _ := afarray.CurrentDevice()
-	c0, t0 := dev.CompileTime(), time.Now()
+	clk.start()
 	err := f.factorizeOwned(m, e.variant)
-	wall := time.Since(t0)
 	st := f.Stats()
-	rep.SymbolicTime, rep.FactorizeTime = st.SymbolicTime, st.FactorTime
-	rep.takeCompile(&rep.FactorizeTime, wall-st.SymbolicTime, c0)
+	var fac time.Duration
+	clk.stop(&fac)
+	rep.SymbolicTime = min(st.SymbolicTime, fac)
+	rep.FactorizeTime = fac - rep.SymbolicTime
 	if st.FactorLen > 0 {
 		le = st.FactorLen
 	}
 	if err != nil {
 		return nil, le, err
 	}
-	t := time.Now()
-	c0 = dev.CompileTime()
+	clk.start()
 	x, err := f.Solve(b)
 	if err == nil {
 		err = x.Sync()
 	}
-	rep.SolveTime = time.Since(t)
-	rep.takeCompile(&rep.SolveTime, rep.SolveTime, c0)
+	clk.stop(&rep.SolveTime)
 	return x, le, err
 }
 
 // runIterative is the one driver of the iterative methods: wrap the device
 // matrix as the entry's operator and run the method's iteration.
-func runIterative(rep *Report, e *entry, m any, b *afarray.Array, opts Options) (*afarray.Array, error) {
+func runIterative(rep *Report, clk *phaseClock, e *entry, m any, b *afarray.Array, opts Options) (*afarray.Array, error) {
+	clk.start()
 	op, err := e.newOperator(m, e.variant)
 	if err != nil {
 		return nil, err
@@ -402,31 +480,13 @@ func runIterative(rep *Report, e *entry, m any, b *afarray.Array, opts Options) 
 	if r, ok := op.(interface{ Release() }); ok {
 		defer r.Release()
 	}
-	t := time.Now()
-	dev, _ := afarray.CurrentDevice()
-	c0 := dev.CompileTime()
 	x, res, err := methodSpecOf(e.method).iterate(op, b, opts, e.variant)
-	rep.SolveTime = time.Since(t)
-	rep.takeCompile(&rep.SolveTime, rep.SolveTime, c0)
+	if err == nil && x != nil {
+		err = x.Sync()
+	}
+	clk.stop(&rep.SolveTime)
 	if res != nil {
 		rep.Iterations, rep.Residual, rep.History = res.Iterations, res.Residual, res.History
 	}
 	return x, err
-}
-
-// takeCompile accounts the program builds of the current device since c0
-// to CompileTime, and takes them out of the phase *d when they happened
-// inside its measured time: wall is the wall time of the step that
-// measured *d, and whatever of the builds does not fit beside *d in wall
-// was inside it. The split then adds up, and phases show the work, not a
-// first run's compiler.
-func (r *Report) takeCompile(d *time.Duration, wall, c0 time.Duration) {
-	dev, err := afarray.CurrentDevice()
-	if err != nil {
-		return
-	}
-	c := compileDelta(dev, c0)
-	overlap := min(max(*d+c-wall, 0), c, *d)
-	*d -= overlap
-	r.CompileTime += c
 }

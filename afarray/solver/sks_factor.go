@@ -28,6 +28,7 @@ type sksFactor struct {
 	index    []int32         // host copy of the index, for the launch schedule
 	elm, idx *kernels.Buffer // the factor: a's (or the copy's) storage
 	copied   *afarray.Array  // elements copy owned by the factor (Factorize)
+	owned    *afarray.SKS    // skyline built by FactorizeCOO, owned by the factor
 	dev      *kernels.Device
 	prog     *kernels.Program
 	status   *sparseStatus
@@ -183,6 +184,9 @@ func (f *sksFactor) state() (ok bool, dev *kernels.Device, n int, status *sparse
 func (f *sksFactor) release() {
 	f.status.release()
 	f.copied.Release()
+	if f.owned != nil {
+		f.owned.Release()
+	}
 	for _, b := range []*kernels.Buffer{f.work, f.dscr} {
 		if b != nil {
 			b.Release()

@@ -2,6 +2,7 @@ package sparse
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 )
 
@@ -79,15 +80,21 @@ func (c *COO) Permute(perm []int) (*COO, error) {
 	if err != nil {
 		return nil, err
 	}
+	m := len(c.V)
 	b := &COO{Rows: c.Rows, Cols: c.Cols, Symmetric: c.Symmetric,
-		I: make([]int32, len(c.V)), J: make([]int32, len(c.V)), V: append([]float64(nil), c.V...)}
-	for k := range c.V {
-		i, j := int32(inv[c.I[k]]), int32(inv[c.J[k]])
-		if c.Symmetric && i < j {
-			i, j = j, i
+		I: make([]int32, m), J: make([]int32, m), V: make([]float64, m)}
+	workers := max(1, min(runtime.GOMAXPROCS(0), m/(1<<16)))
+	run(workers, workers, func(w int) {
+		lo, hi := m*w/workers, m*(w+1)/workers
+		copy(b.V[lo:hi], c.V[lo:hi])
+		for k := lo; k < hi; k++ {
+			i, j := int32(inv[c.I[k]]), int32(inv[c.J[k]])
+			if c.Symmetric && i < j {
+				i, j = j, i
+			}
+			b.I[k], b.J[k] = i, j
 		}
-		b.I[k], b.J[k] = i, j
-	}
+	})
 	return b, nil
 }
 
