@@ -29,11 +29,11 @@ func TestRunDeviceBuiltEqualsHostBuilt(t *testing.T) {
 		m Method
 		f Format
 	}{{MethodCholesky, FormatSKS}, {MethodCholesky, FormatCSC}, {MethodLDLT, FormatSKS}, {MethodLDLT, FormatCSC}} {
-		xd, rd, err := Run(a, b, Options{Method: c.m, Format: c.f, Order: sparse.OrderRCM})
+		xd, rd, err := Run(a, b, Options{Method: c.m, Format: c.f, Order: sparse.OrderRCM, Build: BuildDevice})
 		if err != nil {
 			t.Fatalf("%s/%s device-built: %v", c.m, c.f, err)
 		}
-		xh, rh, err := Run(a, b, Options{Method: c.m, Format: c.f, Order: sparse.OrderRCM, HostBuild: true})
+		xh, rh, err := Run(a, b, Options{Method: c.m, Format: c.f, Order: sparse.OrderRCM, Build: BuildHost})
 		if err != nil {
 			t.Fatalf("%s/%s host-built: %v", c.m, c.f, err)
 		}

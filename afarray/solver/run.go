@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/oclsolve/oclsolve/afarray"
@@ -38,12 +39,23 @@ type Options struct {
 	// only the entries MultiDevice lists can (cg on csc, fast: CGMulti).
 	// One device is the same as Device.
 	Devices []*kernels.Device
-	// HostBuild builds the storage format on the host and uploads it (the
-	// thesis's way, kept for tests and comparisons). By default only the
-	// COO's entries cross the bus and the format is built on the device
-	// (afarray.COO.ToCSC, ToSKS), where the format has a device conversion.
-	HostBuild bool
+	// Build says where the storage format is built. BuildAuto (the
+	// default) builds it on the device when the device is a GPU, so that
+	// only the COO's entries cross the bus (afarray.COO.ToCSC, ToSKS), and
+	// on the host for a CPU device, where there is no bus to spare and the
+	// host's sequential build is faster than the device's. BuildHost and
+	// BuildDevice force either (tests, comparisons).
+	Build Build
 }
+
+// Build says where Run builds the storage format.
+type Build int
+
+const (
+	BuildAuto   Build = iota // device on GPUs, host on CPU devices
+	BuildHost                // host-built and uploaded, the thesis's way
+	BuildDevice              // entries uploaded, format built on the device
+)
 
 // Report describes one Run: what ran, where the time went, memory, and CG's
 // iterations.
@@ -375,7 +387,8 @@ func runEntry(rep *Report, clk *phaseClock, e *entry, a *sparse.COO, b []float64
 	var m any
 	var le int
 	var release func()
-	if f.convert != nil && !opts.HostBuild {
+	onDevice := opts.Build == BuildDevice || (opts.Build == BuildAuto && strings.Contains(strings.ToUpper(clk.dev.Info().Type), "GPU"))
+	if f.convert != nil && onDevice {
 		// Only the entries cross the bus; the format is built where it
 		// is used.
 		da, err := afarray.UploadCOO(a)

@@ -85,16 +85,32 @@ type solveProblem struct {
 }
 
 // timeSplit is the time of each phase, in seconds. Phases a method does not
-// have stay zero; Total is wall time around the method, device completion
-// included.
+// have stay zero. The parts add up to Total, the wall time from reading the
+// input to having x on the host: Read (reading or generating A, b and the
+// reference), Ordering, Upload (entries and b to the device), Convert
+// (building the format on the device), Compile (first use of a program on
+// the device), Symbolic, Factorize, Solve, Download (x back) and Other
+// (validation and bookkeeping: the rest).
 type timeSplit struct {
+	Read      float64 `json:"read"`
 	Upload    float64 `json:"upload"`
 	Ordering  float64 `json:"ordering"`
+	Convert   float64 `json:"convert"`
+	Compile   float64 `json:"compile"`
 	Symbolic  float64 `json:"symbolic"`
 	Factorize float64 `json:"factorize"`
 	Solve     float64 `json:"solve"`
-	Compile   float64 `json:"compile"`
+	Download  float64 `json:"download"`
+	Other     float64 `json:"other"`
 	Total     float64 `json:"total"`
+}
+
+// finish sets Read, makes Total the whole (read + the method's total) and
+// Other the rest, so that the parts add up to Total.
+func (t *timeSplit) finish(read float64) {
+	t.Read = read
+	t.Total += read
+	t.Other = t.Total - (t.Read + t.Upload + t.Ordering + t.Convert + t.Compile + t.Symbolic + t.Factorize + t.Solve + t.Download)
 }
 
 // solveOutcome is what a method returns.
@@ -125,9 +141,10 @@ type solveOutcome struct {
 //	method, format, variant  what ran ("ordering": natural or rcm)
 //	device                   the OpenCL device (devices: comma-separated labels)
 //	devices                  multi-device runs: each device's rows, nnz, halo, send and peak_bytes
-//	times_s                  upload, ordering, symbolic, factorize, solve, compile, total (seconds); compile is
-//	                         the OpenCL program builds (a first run's compiler, later the disk cache), taken
-//	                         out of the phase that built them
+//	times_s                  read, ordering, upload, convert, compile, symbolic, factorize, solve,
+//	                         download, other and total (seconds); the parts add up to total;
+//	                         compile is the OpenCL program builds (a first run's compiler, later the
+//	                         disk cache), taken out of the phase that built them
 //	device_bytes             peak device memory of the solve, measured
 //	thesis_memory_mb         the thesis's memory formula for the format, MB = 1e6 B
 //	kernel_launches          kernels enqueued during the solve
@@ -170,7 +187,7 @@ type solveReport struct {
 func init() {
 	register(&command{
 		name:    "solve",
-		usage:   "[--method M] [--format F] [--variant V] [--order O] [--tol T] [--maxit N] [--jacobi] [--devices all|LIST] [--rhs ones|random] [--ref FILE] [--seed S] [--json] A [b]",
+		usage:   "[--method M] [--format F] [--variant V] [--order O] [--tol T] [--maxit N] [--jacobi] [--devices all|LIST] [--rhs ones|random] [--ref FILE] [--seed S] [--json] [-o x.mtx|x.npy|-] A [b]",
 		summary: "solve A x = b with any method, format and variant; report time, memory and accuracy",
 		run:     runSolve,
 	})
@@ -211,6 +228,7 @@ func runSolve(args []string) error {
 	fs.StringVar(&o.Engine, "engine", engineOpenCL, "opencl (the device solvers) or petsc (MUMPS, GAMG, ... under mpiexec; bin/oclsolve-petsc)")
 	fs.StringVar(&o.PC, "pc", "", "petsc: preconditioner of cg (gamg, the default, or any PETSc PC type); mumps for cholesky and ldlt")
 	fs.StringVar(&o.PETScOptions, "petsc-options", "", "petsc: PETSc options passed through (\"-ksp_monitor -pc_gamg_threshold 0.05\")")
+	outPath := fs.String("o", "", "write the solution x (original numbering): FILE.mtx (Matrix Market array), FILE.npy (NumPy), or - (Matrix Market on standard output; the report goes to standard error)")
 	posArgs, err := parseInterspersed(fs, args)
 	if err != nil {
 		return errUsage
@@ -268,6 +286,7 @@ func runSolve(args []string) error {
 		o.Devices = devs
 	}
 
+	readStart := time.Now()
 	p, err := loadSystem(posArgs, &o, *rhs, rhsSet, *ref)
 	if err != nil {
 		return err
@@ -275,6 +294,11 @@ func runSolve(args []string) error {
 	if p.A != nil {
 		p.NNZ, p.NNZFull = p.A.NNZLower(), p.A.NNZFull()
 	}
+	if err := checkDeviceFits(p, &o); err != nil {
+		return err
+	}
+
+	read := time.Since(readStart).Seconds()
 
 	launches := deviceLaunches(devs)
 	dev.ResetPeak()
@@ -297,6 +321,11 @@ func runSolve(args []string) error {
 		if out.Times.Upload >= c {
 			out.Times.Upload -= c
 		}
+	}
+	out.Times.finish(read)
+	report := io.Writer(os.Stdout)
+	if *outPath == "-" {
+		report = os.Stderr
 	}
 	if note, ok := p.Spec.(string); ok && note != "" {
 		out.Notes = append([]string{note}, out.Notes...)
@@ -326,16 +355,21 @@ func runSolve(args []string) error {
 	}
 	if failure != nil {
 		rep.Error = failure.Error()
+	} else if *outPath != "" {
+		// Only an answer that passed the checks is written.
+		if err := writeSolution(*outPath, out.X); err != nil {
+			return err
+		}
 	}
 	if *asJSON {
-		enc := json.NewEncoder(os.Stdout)
+		enc := json.NewEncoder(report)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(rep); err != nil {
 			return err
 		}
 		return failure
 	}
-	printReport(os.Stdout, rep)
+	printReport(report, rep)
 	return failure
 }
 
@@ -439,7 +473,16 @@ func loadProblem(src string, o *solveOptions) (*solveProblem, error) {
 	p := &solveProblem{Source: src}
 	// A set with one of its files missing is reported as such, not as a
 	// Matrix Market file that does not exist.
-	if prefix, ok := sparse.OpenFEMPrefix(src); ok {
+	if strings.HasSuffix(strings.ToLower(src), ".npz") {
+		a, note, err := readNPZMatrix(src)
+		if err != nil {
+			return nil, err
+		}
+		p.A = a
+		if note != "" {
+			p.Spec = note
+		}
+	} else if prefix, ok := sparse.OpenFEMPrefix(src); ok {
 		set, err := sparse.ReadOpenFEM(prefix)
 		if err != nil {
 			return nil, err
@@ -475,9 +518,12 @@ func loadProblem(src string, o *solveOptions) (*solveProblem, error) {
 	return p, nil
 }
 
-// readVector reads a Matrix Market array/coordinate vector or an OpenFEM
-// one-number-per-line file (.fzs, .def).
+// readVector reads a NumPy .npy vector, a Matrix Market array/coordinate
+// vector or an OpenFEM one-number-per-line file (.fzs, .def).
 func readVector(path string) ([]float64, error) {
+	if strings.HasSuffix(strings.ToLower(path), ".npy") {
+		return sparse.ReadNPY(path)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -578,8 +624,10 @@ func printReport(w io.Writer, r *solveReport) {
 	fmt.Fprintf(w, "method        %s, format %s, variant %s, ordering %s\n", r.Method, r.Format, r.Variant, r.Ordering)
 	fmt.Fprintf(w, "device        %s (%d kernel launches)\n", r.Device, r.KernelLaunches)
 	t := r.Times
-	fmt.Fprintf(w, "time (s)      upload %.4f  ordering %.4f  symbolic %.4f  factorize %.4f  solve %.4f  compile %.4f  total %.4f\n",
-		t.Upload, t.Ordering, t.Symbolic, t.Factorize, t.Solve, t.Compile, t.Total)
+	fmt.Fprintf(w, "time (s)      read %.4f  ordering %.4f  upload %.4f  convert %.4f  compile %.4f  symbolic %.4f\n",
+		t.Read, t.Ordering, t.Upload, t.Convert, t.Compile, t.Symbolic)
+	fmt.Fprintf(w, "              factorize %.4f  solve %.4f  download %.4f  other %.4f  total %.4f\n",
+		t.Factorize, t.Solve, t.Download, t.Other, t.Total)
 	fmt.Fprintf(w, "memory        device peak %.2f MB, thesis formula %.2f MB\n", float64(r.DeviceBytes)/1e6, r.ThesisMemoryMB)
 	for _, d := range r.Devices {
 		fmt.Fprintf(w, "  on          %s: rows %d, nnz %d, halo %d, send %d, peak %.2f MB\n",

@@ -43,8 +43,9 @@ func runThesisMethod(p *solveProblem, o *solveOptions) (*solveOutcome, error) {
 	out := &solveOutcome{
 		X: x, Ordering: string(rep.Ordering),
 		Times: timeSplit{
-			Upload: rep.UploadTime.Seconds(), Ordering: rep.OrderingTime.Seconds(), Symbolic: rep.SymbolicTime.Seconds(),
-			Factorize: rep.FactorizeTime.Seconds(), Solve: rep.SolveTime.Seconds(), Compile: rep.CompileTime.Seconds(), Total: rep.TotalTime.Seconds(),
+			Upload: rep.UploadTime.Seconds(), Ordering: rep.OrderingTime.Seconds(), Convert: rep.ConvertTime.Seconds(),
+			Compile: rep.CompileTime.Seconds(), Symbolic: rep.SymbolicTime.Seconds(), Factorize: rep.FactorizeTime.Seconds(),
+			Solve: rep.SolveTime.Seconds(), Download: rep.DownloadTime.Seconds(), Total: rep.TotalTime.Seconds(),
 		},
 		DeviceBytes: rep.DeviceBytes, ThesisMemory: rep.ThesisMemory,
 		Iterations: rep.Iterations, ResidualHistory: rep.History, Shares: rep.Shares,

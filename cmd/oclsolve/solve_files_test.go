@@ -1,0 +1,135 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/oclsolve/oclsolve/afarray/solver"
+	"github.com/oclsolve/oclsolve/afarray/sparse"
+)
+
+// TestSolveWritesSolution: -o writes x in the original numbering, as .mtx
+// and .npy, equal to what solver.Run returns in-process; the --json time
+// split adds up to its total.
+func TestSolveWritesSolution(t *testing.T) {
+	src := filepath.Join("..", "..", "..", "shared", "matrices", "bcsstk13.mtx")
+	d, err := sparse.ReadMatrixMarketFile(src)
+	if err != nil {
+		t.Skip(err)
+	}
+	b := make([]float64, d.COO.Rows)
+	for i := range b {
+		b[i] = 1
+	}
+	want, _, err := solver.Run(d.COO, b, solver.Options{Method: "cholesky", Order: sparse.OrderRCM})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, name := range []string{"x.mtx", "x.npy"} {
+		out := filepath.Join(dir, name)
+		rep, code, stderr := solveJSON(t, "--order", "rcm", "-o", out, src)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", name, code, stderr)
+		}
+		var x []float64
+		if strings.HasSuffix(name, ".npy") {
+			x, err = sparse.ReadNPY(out)
+		} else {
+			f, _ := os.Open(out)
+			x, err = sparse.ReadMatrixMarketVector(f)
+			f.Close()
+		}
+		if err != nil || !slices.Equal(x, want) {
+			t.Errorf("%s: solution differs from solver.Run's (%v)", name, err)
+		}
+		ts := rep["times_s"].(map[string]any)
+		var sum float64
+		for _, k := range []string{"read", "ordering", "upload", "convert", "compile", "symbolic", "factorize", "solve", "download", "other"} {
+			v, ok := ts[k].(float64)
+			if !ok || v < 0 {
+				t.Errorf("times_s.%s = %v", k, ts[k])
+			}
+			sum += v
+		}
+		if total := ts["total"].(float64); total <= 0 || sum < total*(1-1e-9)-1e-9 || sum > total*(1+1e-9)+1e-9 {
+			t.Errorf("split sums to %v, total %v", sum, total)
+		}
+	}
+	// "-" writes the vector to standard output and the report to stderr.
+	var stderr bytes.Buffer
+	out := captureStdout(t, func() {
+		if code := runMain([]string{"solve", "--order", "rcm", "-o", "-", src}, os.Stdout, &stderr); code != 0 {
+			t.Errorf("-o -: exit %d", code)
+		}
+	})
+	x, err := sparse.ReadMatrixMarketVector(strings.NewReader(out))
+	if err != nil || !slices.Equal(x, want) {
+		t.Errorf("-o -: %v", err)
+	}
+	if _, code, _ := solveJSON(t, "-o", filepath.Join(dir, "x.txt"), src); code != 2 {
+		t.Errorf("-o x.txt: exit %d, want 2", code)
+	}
+}
+
+// TestSolveNPZ: a SciPy-style .npz with a .npy right-hand side solves like
+// the Matrix Market file, and an .npz of the lower triangle alone is taken
+// as the symmetric matrix it stores.
+func TestSolveNPZ(t *testing.T) {
+	src := filepath.Join("..", "..", "..", "shared", "matrices", "bcsstk13.mtx")
+	d, err := sparse.ReadMatrixMarketFile(src)
+	if err != nil {
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	general := *d.COO
+	general.Symmetric = false // the lower triangle as a general matrix, as scipy.sparse.tril saves it
+	f, _ := os.Create(filepath.Join(dir, "a.npz"))
+	if err := sparse.WriteNPZ(f, &general, "csr"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	b := make([]float64, d.COO.Rows)
+	for i := range b {
+		b[i] = float64(i%4) - 1.5
+	}
+	f, _ = os.Create(filepath.Join(dir, "b.npy"))
+	sparse.WriteNPY(f, b)
+	f.Close()
+	rep, code, stderr := solveJSON(t, filepath.Join(dir, "a.npz"), filepath.Join(dir, "b.npy"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if be := rep["backward_error"].(float64); be > 1e-12 {
+		t.Errorf("backward error %g", be)
+	}
+	if notes, _ := rep["notes"].([]any); len(notes) == 0 || !strings.Contains(notes[0].(string), "lower triangle") {
+		t.Errorf("notes: %v", rep["notes"])
+	}
+}
+
+// TestSolveRefusesOversized: generators and devices too small for the
+// problem are refused at once, naming the sizes.
+func TestSolveRefusesOversized(t *testing.T) {
+	if avail, ok := sparse.HostMemoryAvailable(); !ok || avail > 300<<30 {
+		t.Skip("host memory unknown or too large for the test's models")
+	}
+	for _, args := range [][]string{
+		{"model2:100000000"},
+		{"--method", "cholesky", "--format", "dense", "randspd:46000"},
+	} {
+		start := time.Now()
+		_, code, stderr := solveJSON(t, args...)
+		if code == 0 || !strings.Contains(stderr, "too large") || !strings.Contains(stderr, "GiB") {
+			t.Errorf("%v: exit %d: %s", args, code, stderr)
+		}
+		if el := time.Since(start); el > 10*time.Second {
+			t.Errorf("%v: refusal took %v", args, el)
+		}
+	}
+}
