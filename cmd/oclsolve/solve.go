@@ -247,11 +247,7 @@ func runSolve(args []string) error {
 		if err := checkPETScFlags(&o); err != nil {
 			return err
 		}
-		p, err := loadSystem(posArgs, &o, *rhs, rhsSet, *ref)
-		if err != nil {
-			return err
-		}
-		return solvePETSc(p, &o, *asJSON)
+		return solvePETSc(posArgs, &o, *rhs, rhsSet, *ref, *asJSON)
 	default:
 		return fmt.Errorf("%w: --engine opencl|petsc, not %q", errUsage, o.Engine)
 	}

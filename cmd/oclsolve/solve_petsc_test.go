@@ -80,7 +80,7 @@ func TestSolvePETSc(t *testing.T) {
 		t.Errorf("model1 cg report: %+v %+v", rep, rep.PETSc)
 	}
 
-	// A file, read by both ranks, and its reference solution.
+	// A file, read by rank 0 and scattered.
 	dir := t.TempDir()
 	a := filepath.Join(matrixDirForPETSc(), "bcsstk01.mtx")
 	if _, err := os.Stat(a); err == nil {
@@ -94,6 +94,13 @@ func TestSolvePETSc(t *testing.T) {
 			t.Errorf("nasa1824 cholesky: exit %d, stderr %q", code, errOut)
 		}
 	}
+	// A file rank 0 cannot read: every rank stops (no rank waits in PETSc),
+	// the error is printed once.
+	out, errOut, code = mpiOclsolve(t, "solve", "--engine", "petsc", filepath.Join(dir, "missing.mtx"))
+	if code != exitFailure || strings.Count(errOut, "missing.mtx") != 1 {
+		t.Errorf("missing file: exit %d, output %q, stderr %q", code, out, errOut)
+	}
+
 	// CG stopped by its limit: non-zero exit, the report still printed.
 	out, errOut, code = mpiOclsolve(t, "solve", "--engine", "petsc", "--method", "cg", "--pc", "none", "--maxit", "3", "model1:1500")
 	if code != exitNotConverged || !strings.Contains(errOut, "not converged") || !strings.Contains(out, "iterations    3") || !strings.Contains(out, "converged     false") {

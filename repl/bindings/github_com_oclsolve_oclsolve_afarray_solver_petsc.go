@@ -14,6 +14,7 @@ func init() {
 	imports.Packages.MergePackage("github.com/oclsolve/oclsolve/afarray/solver/petsc", imports.PackageUnderlying{
 		Name: "petsc",
 		Binds: map[string]reflect.Value{
+			"Agree":           reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver_petsc.Agree),
 			"Available":       reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver_petsc.Available),
 			"ErrDistribution": reflect.ValueOf(&p_github_com_oclsolve_oclsolve_afarray_solver_petsc.ErrDistribution).Elem(),
 			"ErrNotBuilt":     reflect.ValueOf(&p_github_com_oclsolve_oclsolve_afarray_solver_petsc.ErrNotBuilt).Elem(),

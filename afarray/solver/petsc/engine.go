@@ -168,6 +168,21 @@ func agree(err error) error {
 	return err
 }
 
+// Agree is collective: it returns err, or, where err is nil but another
+// rank passed an error, an error saying so, so that every rank stops
+// before a collective call that some would not reach (rank 0 failing to
+// read a file the others wait for).
+func Agree(err error) error {
+	mu.Lock()
+	defer mu.Unlock()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if e := initLocked(); e != nil {
+		return errors.Join(err, e)
+	}
+	return agree(err)
+}
+
 // Solve solves A x = b with the PETSc engine and returns x (on rank 0, or
 // on every rank with Options.GatherAll; nil elsewhere) in the original
 // numbering and the report (on every rank). It is collective: every rank

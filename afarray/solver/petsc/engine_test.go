@@ -275,6 +275,17 @@ func TestErrors(t *testing.T) {
 	if _, _, err := Solve(a1, []float64{1, 1}, Options{}); !errors.Is(err, ErrDistribution) {
 		t.Errorf("A on rank 1 only: %v", err)
 	}
+	// Agree: an error on rank 1 stops every rank.
+	var mine error
+	if Rank() == 1 {
+		mine = errors.New("rank 1 failed")
+	}
+	if err := Agree(mine); err == nil {
+		t.Errorf("Agree on rank %d: no error", Rank())
+	}
+	if err := Agree(nil); err != nil {
+		t.Errorf("Agree without errors: %v", err)
+	}
 	// Singular for LDLᵀ: a zero row.
 	z := &sparse.COO{Rows: 3, Cols: 3, I: []int32{0, 1}, J: []int32{0, 1}, V: []float64{1, 1}}
 	if _, _, err := Solve(z, ones(3), Options{Method: MethodLDLT}); !errors.Is(err, solver.ErrZeroPivot) {

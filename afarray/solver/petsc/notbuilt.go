@@ -20,6 +20,9 @@ func Rank() int { return 0 }
 // Size returns 1.
 func Size() int { return 1 }
 
+// Agree returns err: there are no other ranks.
+func Agree(err error) error { return err }
+
 // Solve returns ErrNotBuilt.
 func Solve(a *sparse.COO, b []float64, opts Options) ([]float64, *Report, error) {
 	return nil, nil, ErrNotBuilt
