@@ -36,8 +36,14 @@ import (
 // 12.9 / 28 / 60 / 185 ms at n = 1023 / 2047 / 4096 / 8192. The blocked
 // factorization alone (BenchmarkLUFactorize, panel width 64) reaches 3.3
 // TFLOP/s at n = 8192 and 6.9 TFLOP/s at n = 16384; its panel (one launch
-// per column) takes about 60% of the time at n = 8192, the tiled GEMM runs
-// at about 10 TFLOP/s. On PoCL (2 CPU cores, shared) at n = 1023: blocked
+// per column then) takes about 60% of the time at n = 8192, the tiled GEMM
+// runs at about 10 TFLOP/s. Since then (H100, `oclsolve bench dense`,
+// factor + solve, pivoting): the panel is one launch whose groups meet at a
+// grid barrier per column and the update runs the dense core's GEMM
+// (17-18 TFLOP/s): n = 2047 16.2 + 4.1 ms (was 26.6 + 4.2) with 64 groups;
+// n = 8192 138 + 17 ms (was 114 + 17) with 256 groups, whose barrier cost
+// more than the launches it replaced, hence the cap of 64 groups (not
+// measured at 8192 since). On PoCL (2 CPU cores, shared) at n = 1023: blocked
 // 0.2 s, buffer and vec4 about 1 s, image 5-8 s (software image sampling).
 
 var (

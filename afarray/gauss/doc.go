@@ -24,11 +24,14 @@
 // tiled when 2n values exceed local memory, and typed errors for zero pivots.
 //
 // The blocked variant (type LU) is the fast path: a right-looking LU with
-// partial pivoting in panels of BlockSize columns. Each panel column is one
-// launch over many work-groups (pivot search from per-group maxima, rows
-// marked rather than moved while the panel is factorized); then the row
-// exchanges, the triangular solve of the U block row and a tiled GEMM update
-// of the trailing matrix take three more launches. Forward and back
+// partial pivoting in panels of BlockSize columns. Each panel is one launch
+// over many work-groups that take its columns one after the other, meeting
+// at a grid-wide barrier between columns (pivot search from per-group
+// maxima, rows marked rather than moved while the panel is factorized; on
+// a CPU device a single group); then the row exchanges, the triangular
+// solve of the U block row and the update of the trailing matrix by the
+// dense kernel core's tuned GEMM (package afarray/dense) take three more
+// launches. Forward and back
 // substitution follow. The factors stay on the device and serve any number
 // of right-hand sides.
 //
