@@ -4,7 +4,6 @@ import (
 	_ "embed"
 	"fmt"
 	"math"
-	"sync"
 
 	"github.com/oclsolve/oclsolve/afarray/sparse"
 	"github.com/oclsolve/oclsolve/kernels"
@@ -41,26 +40,11 @@ import (
 //go:embed convert.cl
 var convertSource string
 
-var (
-	convertMu       sync.Mutex
-	convertPrograms = map[*kernels.Device]*kernels.Program{}
-)
+// convertPrograms holds the conversion kernels.
+var convertPrograms = &kernels.ProgramSet{Sources: []kernels.Source{{Name: "scan.cl", Text: scanSource}, {Name: "convert.cl", Text: convertSource}}}
 
-// convertProgram returns the conversion kernels built for dev, once per
-// process.
-func convertProgram(dev *kernels.Device) (*kernels.Program, error) {
-	convertMu.Lock()
-	defer convertMu.Unlock()
-	if p, ok := convertPrograms[dev]; ok {
-		return p, nil
-	}
-	p, err := dev.Build("", kernels.Source{Name: "scan.cl", Text: scanSource}, kernels.Source{Name: "convert.cl", Text: convertSource})
-	if err != nil {
-		return nil, err
-	}
-	convertPrograms[dev] = p
-	return p, nil
-}
+// convertProgram returns the conversion kernels built for dev.
+func convertProgram(dev *kernels.Device) (*kernels.Program, error) { return convertPrograms.On(dev) }
 
 // Mapping modes of map_count (MODE_* in convert.cl).
 const (

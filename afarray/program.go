@@ -3,7 +3,6 @@ package afarray
 import (
 	_ "embed"
 	"fmt"
-	"sync"
 
 	"github.com/oclsolve/oclsolve/kernels"
 )
@@ -18,42 +17,28 @@ var (
 )
 
 // The afarray kernels are one program per element type, built with T set to
-// the OpenCL type. kernels.Device.Build caches them too; this map only saves
-// hashing the source on every launch.
-type programKey struct {
-	dev   *kernels.Device
-	dtype DType
-}
+// the OpenCL type (and ACC to the accumulation type the device supports).
+var programs = [...]*kernels.ProgramSet{Float64: programFor(Float64), Float32: programFor(Float32), Int32: programFor(Int32)}
 
-var (
-	programsMu sync.Mutex
-	programs   = map[programKey]*kernels.Program{}
-)
-
-func program(dev *kernels.Device, t DType) (*kernels.Program, error) {
-	programsMu.Lock()
-	defer programsMu.Unlock()
-	key := programKey{dev, t}
-	if p, ok := programs[key]; ok {
-		return p, nil
-	}
-	acc := "double"
-	if !dev.Info().FP64 {
-		acc = "float"
-	}
-	opts := fmt.Sprintf("-DT=%s -DACC=%s", t.clType(), acc)
+func programFor(t DType) *kernels.ProgramSet {
 	srcs := []kernels.Source{{Name: "elementwise.cl", Text: elementwiseSource}, {Name: "reduce.cl", Text: reduceSource}}
 	if t.isFloat() {
-		opts += " -DT_IS_FLOAT"
 		srcs = append(srcs, kernels.Source{Name: "blas.cl", Text: blasSource})
 	}
-	p, err := dev.Build(opts, srcs...)
-	if err != nil {
-		return nil, err
-	}
-	programs[key] = p
-	return p, nil
+	return &kernels.ProgramSet{Sources: srcs, OptionsFor: func(dev *kernels.Device) string {
+		acc := "double"
+		if !dev.Info().FP64 {
+			acc = "float"
+		}
+		opts := fmt.Sprintf("-DT=%s -DACC=%s", t.clType(), acc)
+		if t.isFloat() {
+			opts += " -DT_IS_FLOAT"
+		}
+		return opts
+	}}
 }
+
+func program(dev *kernels.Device, t DType) (*kernels.Program, error) { return programs[t].On(dev) }
 
 // localSize is the work-group size of afarray's 1-D kernels.
 const localSize = 256

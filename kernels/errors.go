@@ -21,6 +21,9 @@ var (
 	ErrOpenCL = errors.New("kernels: OpenCL call failed")
 	// ErrReleased reports use of a buffer after Release.
 	ErrReleased = errs.New("kernels", errs.ErrReleased, "buffer already released")
+	// ErrUnsupported reports a device that lacks what a program needs
+	// (double precision, 64-bit atomics).
+	ErrUnsupported = errs.New("kernels", errs.ErrUnsupported, "device lacks a required feature")
 	// ErrLaunch reports a launch with an invalid geometry or arguments.
 	ErrLaunch = errors.New("kernels: invalid kernel launch")
 )

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
-	"sync"
 	"time"
 
 	"github.com/oclsolve/oclsolve/kernels"
@@ -45,10 +44,8 @@ type BCRPlan struct {
 	launchesLast int64
 }
 
-var (
-	bcrMu    sync.Mutex
-	bcrProgs = map[*kernels.Device]*kernels.Program{}
-)
+// bcrProgram holds the block cyclic reduction kernels.
+var bcrProgram = &kernels.ProgramSet{Sources: []kernels.Source{{Name: "bcr.cl", Text: bcrSource}}}
 
 // NewBCRPlan prepares solving the P x Q grid problem with spacings hx, hy.
 // opt.Method selects the tridiagonal solver for the line systems ("cr",
@@ -69,15 +66,7 @@ func NewBCRPlan(dev *kernels.Device, P, Q int, hx, hy float64, opt Options) (*BC
 		return nil, err
 	}
 	fail := func(err error) (*BCRPlan, error) { bp.Release(); return nil, err }
-	bcrMu.Lock()
-	prog, ok := bcrProgs[dev]
-	if !ok {
-		prog, err = dev.Build("", kernels.Source{Name: "bcr.cl", Text: bcrSource})
-		if err == nil {
-			bcrProgs[dev] = prog
-		}
-	}
-	bcrMu.Unlock()
+	prog, err := bcrProgram.On(dev)
 	if err != nil {
 		return fail(err)
 	}

@@ -234,7 +234,7 @@ func cgFast(op Operator, b *afarray.Array, opts CGOptions) (*afarray.Array, *CGR
 		if err := d.DiagonalTo(q); err != nil {
 			return fail(err)
 		}
-		k, err := cgProgram.kernel(dev, "invert_diagonal")
+		k, err := cgProgram.Kernel(dev, "invert_diagonal")
 		if err != nil {
 			return fail(err)
 		}
@@ -262,19 +262,19 @@ func cgFast(op Operator, b *afarray.Array, opts CGOptions) (*afarray.Array, *CGR
 
 	// Device state: partials of p'q (P1) and of r'z, r'r (2 x P2), the
 	// histories and the done flag.
-	kInit, err := cgProgram.kernel(dev, "cg_init")
+	kInit, err := cgProgram.Kernel(dev, "cg_init")
 	if err != nil {
 		return fail(err)
 	}
-	kStep, err := cgProgram.kernel(dev, "cg_step")
+	kStep, err := cgProgram.Kernel(dev, "cg_step")
 	if err != nil {
 		return fail(err)
 	}
-	kUpd, err := cgProgram.kernel(dev, "cg_update")
+	kUpd, err := cgProgram.Kernel(dev, "cg_update")
 	if err != nil {
 		return fail(err)
 	}
-	kDot, err := cgProgram.kernel(dev, "cg_dot")
+	kDot, err := cgProgram.Kernel(dev, "cg_dot")
 	if err != nil {
 		return fail(err)
 	}

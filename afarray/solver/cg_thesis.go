@@ -24,15 +24,15 @@ func cgThesis(op Operator, b *afarray.Array, opts CGOptions) (*afarray.Array, *C
 		maxIter = n
 	}
 	start := dev.Launches()
-	kDiv, err := cgProgram.kernel(dev, "thesis_div")
+	kDiv, err := cgProgram.Kernel(dev, "thesis_div")
 	if err != nil {
 		return nil, nil, err
 	}
-	kScale, err := cgProgram.kernel(dev, "thesis_scale")
+	kScale, err := cgProgram.Kernel(dev, "thesis_scale")
 	if err != nil {
 		return nil, nil, err
 	}
-	kAdd, err := cgProgram.kernel(dev, "thesis_add")
+	kAdd, err := cgProgram.Kernel(dev, "thesis_add")
 	if err != nil {
 		return nil, nil, err
 	}

@@ -125,7 +125,7 @@ func (f *denseFactor) run() error {
 // and trailing update (sstep 1); for Cholesky, the delayed square roots once
 // at the end (sstep 2). 2n+1 launches (2n for LDLT).
 func (f *denseFactor) factorThesis(a *kernels.Buffer) error {
-	k, err := denseProgram.kernel(f.dev, f.thesisKernel())
+	k, err := denseProgram.Kernel(f.dev, f.thesisKernel())
 	if err != nil {
 		return err
 	}
@@ -168,15 +168,15 @@ func (f *denseFactor) thesisKernel() string {
 // the leaves are latency-bound, and this panel solves the rows below the
 // diagonal block in the same launch that factors it.
 func (f *denseFactor) factorBlocked(a *kernels.Buffer) error {
-	panel, err := denseProgram.kernel(f.dev, "blocked_panel")
+	panel, err := denseProgram.Kernel(f.dev, "blocked_panel")
 	if err != nil {
 		return err
 	}
-	update, err := denseProgram.kernel(f.dev, "blocked_update")
+	update, err := denseProgram.Kernel(f.dev, "blocked_update")
 	if err != nil {
 		return err
 	}
-	store, err := denseProgram.kernel(f.dev, "blocked_store_diag")
+	store, err := denseProgram.Kernel(f.dev, "blocked_store_diag")
 	if err != nil {
 		return err
 	}
@@ -294,7 +294,7 @@ func (f *denseFactor) solveTo(dst, b *afarray.Array) error {
 // thesis's phases: a forward launch per column, one diagonal launch, and a
 // single-group backward launch per unknown (2n+1 launches).
 func (f *denseFactor) solveThesis(a, x *kernels.Buffer) error {
-	k, err := denseProgram.kernel(f.dev, f.thesisKernel())
+	k, err := denseProgram.Kernel(f.dev, f.thesisKernel())
 	if err != nil {
 		return err
 	}
@@ -332,11 +332,11 @@ func (f *denseFactor) solveBlocked(a, x *kernels.Buffer) error {
 		}
 		f.work = w
 	}
-	fwd, err := denseProgram.kernel(f.dev, "blocked_forward")
+	fwd, err := denseProgram.Kernel(f.dev, "blocked_forward")
 	if err != nil {
 		return err
 	}
-	back, err := denseProgram.kernel(f.dev, "blocked_backward")
+	back, err := denseProgram.Kernel(f.dev, "blocked_backward")
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	_ "embed"
 	"fmt"
 	"math"
-	"sync"
 
 	"github.com/oclsolve/oclsolve/afarray"
 	"github.com/oclsolve/oclsolve/kernels"
@@ -21,48 +20,8 @@ var (
 	gaussJordanSource string
 )
 
-// programSet builds one OpenCL program per device on first use and keeps
-// it: kernels.Device.Build caches too, but this saves hashing the sources on
-// every call.
-type programSet struct {
-	options string
-	sources []kernels.Source
-
-	mu    sync.Mutex
-	progs map[*kernels.Device]*kernels.Program
-}
-
-func (s *programSet) program(dev *kernels.Device) (*kernels.Program, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if p, ok := s.progs[dev]; ok {
-		return p, nil
-	}
-	if !dev.Info().FP64 {
-		return nil, fmt.Errorf("solver: device %s has no double precision", dev.Name())
-	}
-	p, err := dev.Build(s.options, s.sources...)
-	if err != nil {
-		return nil, err
-	}
-	if s.progs == nil {
-		s.progs = map[*kernels.Device]*kernels.Program{}
-	}
-	s.progs[dev] = p
-	return p, nil
-}
-
-// kernel returns the named kernel of the set's program on dev.
-func (s *programSet) kernel(dev *kernels.Device, name string) (*kernels.Kernel, error) {
-	p, err := s.program(dev)
-	if err != nil {
-		return nil, err
-	}
-	return p.Kernel(name)
-}
-
 // denseProgram holds the dense kernels of both variants and Gauss-Jordan.
-var denseProgram = &programSet{sources: []kernels.Source{
+var denseProgram = &kernels.ProgramSet{NeedFP64: true, Sources: []kernels.Source{
 	{Name: "dense_common.cl", Text: denseCommonSource},
 	{Name: "dense_thesis.cl", Text: denseThesisSource},
 	{Name: "dense_blocked.cl", Text: denseBlockedSource},
@@ -170,7 +129,7 @@ func (s *status) checkFinite(dev *kernels.Device, x *kernels.Buffer, n, slot int
 	if n == 0 {
 		return nil
 	}
-	k, err := denseProgram.kernel(dev, "check_finite")
+	k, err := denseProgram.Kernel(dev, "check_finite")
 	if err != nil {
 		return err
 	}

@@ -89,7 +89,7 @@ func GaussJordan(a, b *afarray.Array, v Variant) (*afarray.Array, error) {
 	if err := st.checkFinite(dev, bb, n*m, statusRHS); err != nil {
 		return fail(err)
 	}
-	cp, err := denseProgram.kernel(dev, "copy_cols")
+	cp, err := denseProgram.Kernel(dev, "copy_cols")
 	if err != nil {
 		return fail(err)
 	}
@@ -144,7 +144,7 @@ func GaussJordan(a, b *afarray.Array, v Variant) (*afarray.Array, error) {
 // gaussJordanThesis makes the thesis's n launches and the final division by
 // the diagonal.
 func gaussJordanThesis(dev *kernels.Device, aug *kernels.Buffer, n, m int, out *kernels.Buffer, st *status) error {
-	k, err := denseProgram.kernel(dev, "gauss_jordan_thesis")
+	k, err := denseProgram.Kernel(dev, "gauss_jordan_thesis")
 	if err != nil {
 		return err
 	}
@@ -154,7 +154,7 @@ func gaussJordanThesis(dev *kernels.Device, aug *kernels.Buffer, n, m int, out *
 			return err
 		}
 	}
-	ex, err := denseProgram.kernel(dev, "gauss_jordan_thesis_extract")
+	ex, err := denseProgram.Kernel(dev, "gauss_jordan_thesis_extract")
 	if err != nil {
 		return err
 	}
@@ -167,7 +167,7 @@ func gaussJordanThesis(dev *kernels.Device, aug *kernels.Buffer, n, m int, out *
 // tuned for the device) that eliminate the pivot columns from the rows
 // above and below the pivot rows: X(i, k+nb:) -= X(i, k:k+nb) X(k:k+nb, k+nb:).
 func gaussJordanBlocked(dev *kernels.Device, aug *kernels.Buffer, n, m int, st *status) error {
-	rows, err := denseProgram.kernel(dev, "gauss_jordan_rows")
+	rows, err := denseProgram.Kernel(dev, "gauss_jordan_rows")
 	if err != nil {
 		return err
 	}

@@ -89,7 +89,7 @@ func (o *DenseOperator) DiagonalTo(dst *afarray.Array) error {
 	if err != nil {
 		return err
 	}
-	k, err := cgProgram.kernel(o.a.Device(), "diag_dense")
+	k, err := cgProgram.Kernel(o.a.Device(), "diag_dense")
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,7 @@ var (
 )
 
 // cgProgram holds the products of every format and the CG kernels.
-var cgProgram = &programSet{sources: []kernels.Source{
+var cgProgram = &kernels.ProgramSet{NeedFP64: true, Sources: []kernels.Source{
 	{Name: "dense_common.cl", Text: denseCommonSource},
 	{Name: "spmv.cl", Text: spmvSource},
 	{Name: "cg.cl", Text: cgSource},
@@ -85,7 +85,7 @@ func (p *rowProduct) rowsGroups(local int) int {
 
 // mulVec enqueues y = A x with spmv_rows.
 func (p *rowProduct) mulVec(dev *kernels.Device, x, y *kernels.Buffer) error {
-	k, err := cgProgram.kernel(dev, "spmv_rows")
+	k, err := cgProgram.Kernel(dev, "spmv_rows")
 	if err != nil {
 		return err
 	}
@@ -248,7 +248,7 @@ func (o *CSCOperator) MulVecTo(dst, x *afarray.Array) error {
 	if o.v == Fast {
 		return o.p.mulVec(dev, xb, d)
 	}
-	k, err := cgProgram.kernel(dev, "csc_spmv_thesis")
+	k, err := cgProgram.Kernel(dev, "csc_spmv_thesis")
 	if err != nil {
 		return err
 	}
@@ -335,7 +335,7 @@ func NewSKSOperator(m *afarray.SKS, v Variant) (*SKSOperator, error) {
 	if err != nil {
 		return nil, err
 	}
-	k, err := cgProgram.kernel(dev, "sks_first_rows")
+	k, err := cgProgram.Kernel(dev, "sks_first_rows")
 	if err != nil {
 		first.Release()
 		return nil, err
@@ -368,7 +368,7 @@ func (o *SKSOperator) MulVecTo(dst, x *afarray.Array) error {
 	if o.v == Fast {
 		return o.p.mulVec(dev, xb, d)
 	}
-	k, err := cgProgram.kernel(dev, "sks_spmv_thesis")
+	k, err := cgProgram.Kernel(dev, "sks_spmv_thesis")
 	if err != nil {
 		return err
 	}
@@ -404,7 +404,7 @@ func diagonalIndexed(ref *afarray.Array, val, pos *kernels.Buffer, n int, dst *a
 	if err != nil {
 		return err
 	}
-	k, err := cgProgram.kernel(ref.Device(), "diag_indexed")
+	k, err := cgProgram.Kernel(ref.Device(), "diag_indexed")
 	if err != nil {
 		return err
 	}
