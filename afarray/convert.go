@@ -12,7 +12,7 @@ import (
 // Conversions of a device COO to the CSC, SKS and CSR layouts, done on the
 // device with memory proportional to the number of entries: no dense
 // intermediate, so that an order-142k system converts in a few hundred MB
-// instead of 162 GB (§3.5 of the design extraction).
+// instead of 162 GB (docs/thesis.md, §3.5).
 //
 // The pipeline (convert.cl, scan.cl), for a COO of nnz items:
 //
@@ -355,12 +355,12 @@ func (m *COO) ToCSC() (*CSC, error) {
 		return nil, err
 	}
 	le, nu := int(st[stSize]), int(st[stDistinct])
-	out := &CSC{N: n, ColIdx: c.newOut(Int32, n), Elements: c.newOut(Float64, le), RowIdx: c.newOut(Int32, le-n)}
+	out := &CSC{N: n, DiagPos: c.newOut(Int32, n), Elements: c.newOut(Float64, le), RowIdx: c.newOut(Int32, le-n)}
 	if c.err != nil {
 		out.Release()
 		return nil, c.err
 	}
-	c.copyOut(colPtr, out.ColIdx.buf, n, 4)
+	c.copyOut(colPtr, out.DiagPos.buf, n, 4)
 	c.launch("csc_fill", nu, int32(nu), int32(n), g.start, g.hpos, g.useg, g.ukey, g.uval, colPtr, out.Elements.buf, out.RowIdx.buf)
 	c.launch("csc_zero_diag", n, int32(n), g.start, g.hpos, g.ukey, colPtr, out.Elements.buf)
 	if c.err != nil {

@@ -175,7 +175,7 @@ func checkAgainstHost(t *testing.T, c *sparse.COO) {
 	gc, gerr := deviceCSC(d)
 	if sameOutcome(t, "CSC", gerr, werr) {
 		checkFloats(t, "CSC Elements", gc.Elements, wc.Elements)
-		checkInts(t, "CSC ColIdx", gc.ColIdx, wc.ColIdx)
+		checkInts(t, "CSC DiagPos", gc.DiagPos, wc.DiagPos)
 		checkInts(t, "CSC RowIdx", gc.RowIdx, wc.RowIdx)
 		if err := gc.Validate(); err != nil {
 			t.Errorf("device CSC: %v", err)
@@ -365,14 +365,14 @@ func lowerCOO(rows [][]float64) *sparse.COO {
 }
 
 // TestConvertThesisExamples checks the device conversions against the
-// layouts printed in the thesis (§3.2 and §3.4 of the design extraction),
+// layouts printed in the thesis (§3.2 and docs/thesis.md, §3.4),
 // independently of the host conversions.
 func TestConvertThesisExamples(t *testing.T) {
 	m6 := [][]float64{{1, 2, 3, 0, 0, 0}, {2, 5, 0, 3, 0, 0}, {3, 0, 3, 0, 9, 0}, {0, 3, 0, 9, 6, 0}, {0, 0, 9, 6, 5, 0}, {0, 0, 0, 0, 0, 8}}
 	gc, gs, _ := deviceConversions(t, lowerCOO(m6))
 	// The thesis prints 1-based positions; these are 0-based.
 	checkFloats(t, "6x6 CSC Elements", gc.Elements, []float64{1, 2, 3, 5, 3, 3, 9, 9, 6, 5, 8})
-	checkInts(t, "6x6 CSC ColIdx", gc.ColIdx, []int32{0, 3, 5, 7, 9, 10})
+	checkInts(t, "6x6 CSC DiagPos", gc.DiagPos, []int32{0, 3, 5, 7, 9, 10})
 	checkInts(t, "6x6 CSC RowIdx", gc.RowIdx, []int32{1, 2, 3, 4, 4})
 	checkFloats(t, "6x6 SKS Elements", gs.Elements, []float64{1, 2, 3, 5, 0, 3, 3, 0, 9, 9, 6, 5, 8})
 	checkInts(t, "6x6 SKS Index", gs.Index, []int32{0, 3, 6, 9, 11, 12})
@@ -380,7 +380,7 @@ func TestConvertThesisExamples(t *testing.T) {
 	m4 := [][]float64{{5, 1, -2, 0}, {1, 2, 0, 0}, {-2, 0, 4, 1}, {0, 0, 1, 3}}
 	gc, _, _ = deviceConversions(t, lowerCOO(m4))
 	checkFloats(t, "4x4 CSC Elements", gc.Elements, []float64{5, 1, -2, 2, 4, 1, 3})
-	checkInts(t, "4x4 CSC ColIdx", gc.ColIdx, []int32{0, 3, 4, 6})
+	checkInts(t, "4x4 CSC DiagPos", gc.DiagPos, []int32{0, 3, 4, 6})
 	checkInts(t, "4x4 CSC RowIdx", gc.RowIdx, []int32{1, 2, 3})
 
 	// Column 1 is padded with a zero at row 3 (monotone rule).

@@ -26,4 +26,33 @@
 //
 // The sparse storage formats of the thesis live in package afarray/sparse on
 // the host and in this package's sparse device types.
+//
+// # The subpackages and what they may import
+//
+// Imports flow one way, from the OpenCL layer up to the commands:
+// kernels/errs (the error vocabulary, imports nothing) ← kernels (OpenCL)
+// ← the afarray packages ← repl/display ← repl ← notebook ← cmd/oclsolve.
+// Within afarray:
+//
+//   - afarray/sparse: host-side formats (COO, CSR, the thesis's CSC and
+//     SKS, tridiagonal), files (Matrix Market, OpenFEM, NumPy), orderings
+//     and symbolic analyses. Host only: it imports kernels/errs and no
+//     OpenCL, so parsers and orderings run (and fuzz) without a device.
+//   - afarray/fem: the finite-element generator of the thesis's two models;
+//     host only, imports afarray/sparse.
+//   - afarray/dense: the dense kernel core (GEMM, SYRK, TRSM, POTRF, batched
+//     forms) on kernels buffers; imports kernels only, so that this package
+//     can build its BLAS on it.
+//   - afarray (this package): device arrays and the device sparse formats;
+//     imports kernels, afarray/sparse and afarray/dense.
+//   - afarray/solver: the thesis's solvers and their registry; imports
+//     afarray, afarray/sparse, afarray/dense and kernels. afarray/solver/petsc
+//     (build tag) is an engine behind the same registry.
+//   - afarray/gauss and afarray/cyclic: the Gaussian-elimination and
+//     cyclic-reduction suites; they drive kernels buffers directly (and
+//     afarray/dense), not device arrays.
+//
+// No afarray package imports repl or notebook, and none imports a sibling
+// that imports it. Comments cite the thesis as "§N.M": docs/thesis.md says
+// what each section holds.
 package afarray

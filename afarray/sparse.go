@@ -17,7 +17,7 @@ import (
 type CSC struct {
 	N        int
 	Elements *Array // Float64, le values
-	ColIdx   *Array // Int32, N column starts
+	DiagPos  *Array // Int32, N: the position of each column's diagonal in Elements (the thesis's colIdx)
 	RowIdx   *Array // Int32, le-N off-diagonal rows
 }
 
@@ -95,11 +95,11 @@ func UploadCSC(h *sparse.CSC) (*CSC, error) {
 	if err := h.Validate(); err != nil {
 		return nil, err
 	}
-	a, err := uploadAll(h.Elements, h.ColIdx, h.RowIdx)
+	a, err := uploadAll(h.Elements, h.DiagPos, h.RowIdx)
 	if err != nil {
 		return nil, err
 	}
-	return &CSC{N: h.N, Elements: a[0], ColIdx: a[1], RowIdx: a[2]}, nil
+	return &CSC{N: h.N, Elements: a[0], DiagPos: a[1], RowIdx: a[2]}, nil
 }
 
 // Host returns the matrix on the host, downloading each part once (later
@@ -109,7 +109,7 @@ func (m *CSC) Host() (*sparse.CSC, error) {
 	if err != nil {
 		return nil, err
 	}
-	ci, err := m.ColIdx.Int32s()
+	ci, err := m.DiagPos.Int32s()
 	if err != nil {
 		return nil, err
 	}
@@ -117,14 +117,14 @@ func (m *CSC) Host() (*sparse.CSC, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &sparse.CSC{N: m.N, Elements: el, ColIdx: ci, RowIdx: ri}, nil
+	return &sparse.CSC{N: m.N, Elements: el, DiagPos: ci, RowIdx: ri}, nil
 }
 
 // Release frees the matrix's device memory.
-func (m *CSC) Release() { ReleaseAll(m.Elements, m.ColIdx, m.RowIdx) }
+func (m *CSC) Release() { ReleaseAll(m.Elements, m.DiagPos, m.RowIdx) }
 
 // DeviceBytes returns the device memory the matrix really holds.
-func (m *CSC) DeviceBytes() int64 { return bytesOf(m.Elements, m.ColIdx, m.RowIdx) }
+func (m *CSC) DeviceBytes() int64 { return bytesOf(m.Elements, m.DiagPos, m.RowIdx) }
 
 // ThesisMemory returns the thesis's memory figure 4(3le+2n) in bytes; it
 // counts a right-hand side of n doubles that this object does not hold.

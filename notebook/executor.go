@@ -10,7 +10,7 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/oclsolve/oclsolve/notebook/display"
+	"github.com/oclsolve/oclsolve/repl/display"
 	"github.com/oclsolve/oclsolve/repl"
 )
 

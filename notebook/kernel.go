@@ -16,7 +16,7 @@ import (
 	"github.com/go-zeromq/zmq4"
 	"golang.org/x/sys/unix"
 
-	"github.com/oclsolve/oclsolve/notebook/display"
+	"github.com/oclsolve/oclsolve/repl/display"
 	"github.com/oclsolve/oclsolve/repl"
 )
 

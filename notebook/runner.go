@@ -8,7 +8,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/oclsolve/oclsolve/notebook/display"
+	"github.com/oclsolve/oclsolve/repl/display"
 )
 
 // Notebook is an nbformat 4 document. Fields the runner does not touch

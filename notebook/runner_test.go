@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/oclsolve/oclsolve/notebook/display"
+	"github.com/oclsolve/oclsolve/repl/display"
 )
 
 // collect is a Sink that records what a cell produced.

@@ -1,7 +1,7 @@
 package notebook
 
 import (
-	"github.com/oclsolve/oclsolve/notebook/display"
+	"github.com/oclsolve/oclsolve/repl/display"
 	"github.com/oclsolve/oclsolve/repl"
 )
 

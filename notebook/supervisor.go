@@ -17,7 +17,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/oclsolve/oclsolve/notebook/display"
+	"github.com/oclsolve/oclsolve/repl/display"
 )
 
 // Supervisor is a Session whose interpreter runs in a worker process (the

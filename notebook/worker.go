@@ -9,7 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/oclsolve/oclsolve/notebook/display"
+	"github.com/oclsolve/oclsolve/repl/display"
 	"github.com/oclsolve/oclsolve/repl"
 )
 

@@ -86,7 +86,7 @@ var DefaultImports = []string{
 	"gonum.org/v1/gonum/floats",
 	"gonum.org/v1/plot",
 	"gonum.org/v1/plot/plotter",
-	"github.com/oclsolve/oclsolve/notebook/display",
+	"github.com/oclsolve/oclsolve/repl/display",
 	"github.com/oclsolve/oclsolve/kernels",
 	"github.com/oclsolve/oclsolve/afarray",
 	"github.com/oclsolve/oclsolve/afarray/sparse",

@@ -169,7 +169,7 @@ func TestCommands(t *testing.T) {
 	}
 	out.Reset()
 	eval(t, e, ":help packages")
-	if !strings.Contains(out.String(), "gonum.org/v1/gonum/mat") || !strings.Contains(out.String(), "github.com/oclsolve/oclsolve/notebook/display") {
+	if !strings.Contains(out.String(), "gonum.org/v1/gonum/mat") || !strings.Contains(out.String(), "github.com/oclsolve/oclsolve/repl/display") {
 		t.Fatalf(":help packages does not list the bound packages:\n%s", out)
 	}
 

@@ -15,7 +15,7 @@ import (
 
 	"github.com/chzyer/readline"
 
-	"github.com/oclsolve/oclsolve/notebook/display"
+	"github.com/oclsolve/oclsolve/repl/display"
 )
 
 // TerminalOptions configure RunTerminal.

@@ -4,7 +4,7 @@
 // stiffness matrix K and a load vector F with the fixed degrees of freedom
 // eliminated.
 //
-// Two models are provided, following §6.2 and §6.3 of the thesis extraction:
+// Two models are provided, following §6.2 and §6.3 of docs/thesis.md:
 //
 //   - Model 1, a concrete cantilever beam 0.30 × 0.50 × 3.00 m clamped at
 //     x = 0 and loaded by 19 613.3 N/m along its top face (Model1);
@@ -16,5 +16,6 @@
 // of the COO files the thesis read. The API is non-generic so that REPL and
 // notebook users can call it.
 //
-// Units are SI throughout: metres, newtons, pascals.
+// Units are SI throughout: metres, newtons, pascals. "§N.M" in comments
+// cites docs/thesis.md.
 package fem

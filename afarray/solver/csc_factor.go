@@ -38,24 +38,24 @@ func (f *cscFactor) name() string {
 // checkCSC validates the device matrix's shape and returns its structure on
 // the host (values left zero: the symbolic analysis does not need them).
 func checkCSC(a *afarray.CSC) (*sparse.CSC, error) {
-	if a == nil || a.Elements == nil || a.ColIdx == nil || a.RowIdx == nil {
+	if a == nil || a.Elements == nil || a.DiagPos == nil || a.RowIdx == nil {
 		return nil, fmt.Errorf("%w: nil CSC matrix", ErrShape)
 	}
-	if a.Elements.Released() || a.ColIdx.Released() || a.RowIdx.Released() {
+	if a.Elements.Released() || a.DiagPos.Released() || a.RowIdx.Released() {
 		return nil, ErrReleased
 	}
-	if a.Elements.DType() != afarray.Float64 || a.ColIdx.DType() != afarray.Int32 || a.RowIdx.DType() != afarray.Int32 {
+	if a.Elements.DType() != afarray.Float64 || a.DiagPos.DType() != afarray.Int32 || a.RowIdx.DType() != afarray.Int32 {
 		return nil, fmt.Errorf("%w: CSC needs float64 elements and int32 indices", ErrDType)
 	}
 	n, le := a.N, a.Elements.Len()
-	if n <= 0 || a.ColIdx.Len() != n || a.RowIdx.Len() != le-n {
-		return nil, fmt.Errorf("%w: CSC of order %d with %d elements, %d column and %d row indices", ErrShape, n, le, a.ColIdx.Len(), a.RowIdx.Len())
+	if n <= 0 || a.DiagPos.Len() != n || a.RowIdx.Len() != le-n {
+		return nil, fmt.Errorf("%w: CSC of order %d with %d elements, %d column and %d row indices", ErrShape, n, le, a.DiagPos.Len(), a.RowIdx.Len())
 	}
 	dev := a.Elements.Device()
-	if a.ColIdx.Device() != dev || a.RowIdx.Device() != dev {
+	if a.DiagPos.Device() != dev || a.RowIdx.Device() != dev {
 		return nil, ErrDevice
 	}
-	col, err := a.ColIdx.Int32s()
+	col, err := a.DiagPos.Int32s()
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +63,7 @@ func checkCSC(a *afarray.CSC) (*sparse.CSC, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &sparse.CSC{N: n, Elements: make([]float64, le), ColIdx: col, RowIdx: row}
+	h := &sparse.CSC{N: n, Elements: make([]float64, le), DiagPos: col, RowIdx: row}
 	if err := h.Validate(); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrShape, err)
 	}
@@ -110,7 +110,7 @@ func (f *cscFactor) factorize(ldlt bool, a *afarray.CSC, v Variant) error {
 		return err
 	}
 	start, launches := time.Now(), f.dev.Launches()
-	if f.colL, err = uploadInt32(f.dev, L.ColIdx); err != nil {
+	if f.colL, err = uploadInt32(f.dev, L.DiagPos); err != nil {
 		return err
 	}
 	if f.rowL, err = uploadInt32(f.dev, L.RowIdx); err != nil {
@@ -172,7 +172,7 @@ func (f *cscFactor) factor() (*afarray.CSC, error) {
 		dst  **afarray.Array
 		t    afarray.DType
 		size int
-	}{{f.elmL, &out.Elements, afarray.Float64, f.nnzL}, {f.colL, &out.ColIdx, afarray.Int32, f.n}, {f.rowL, &out.RowIdx, afarray.Int32, f.nnzL - f.n}}
+	}{{f.elmL, &out.Elements, afarray.Float64, f.nnzL}, {f.colL, &out.DiagPos, afarray.Int32, f.n}, {f.rowL, &out.RowIdx, afarray.Int32, f.nnzL - f.n}}
 	for _, p := range parts {
 		buf, err := f.dev.Alloc(int64(p.size) * p.t.Size())
 		if err == nil {

@@ -61,22 +61,22 @@ func cscSupernodes(L *sparse.CSC) []cscSupernode {
 	n := L.N
 	count := func(j int) int {
 		if j == n-1 {
-			return len(L.Elements) - int(L.ColIdx[j])
+			return len(L.Elements) - int(L.DiagPos[j])
 		}
-		return int(L.ColIdx[j+1] - L.ColIdx[j])
+		return int(L.DiagPos[j+1] - L.DiagPos[j])
 	}
 	var out []cscSupernode
 	for s0 := 0; s0 < n; {
 		ns := 1
 		for s0+ns < n && ns < cscBlock {
 			j := s0 + ns - 1
-			if count(j) != count(j+1)+1 || count(j) < 2 || L.RowIdx[int(L.ColIdx[j])-j] != int32(j+1) {
+			if count(j) != count(j+1)+1 || count(j) < 2 || L.RowIdx[int(L.DiagPos[j])-j] != int32(j+1) {
 				break
 			}
 			ns++
 		}
 		last := s0 + ns - 1
-		out = append(out, cscSupernode{s0: s0, ns: ns, m: count(last) - 1, rb: int(L.ColIdx[last]) - last})
+		out = append(out, cscSupernode{s0: s0, ns: ns, m: count(last) - 1, rb: int(L.DiagPos[last]) - last})
 		s0 += ns
 	}
 	return out
@@ -87,7 +87,7 @@ func cscSupernodes(L *sparse.CSC) []cscSupernode {
 func cscFillMap(a, L *sparse.CSC) []int32 {
 	amap := make([]int32, len(a.Elements))
 	for j := 0; j < a.N; j++ {
-		amap[a.ColIdx[j]] = L.ColIdx[j]
+		amap[a.DiagPos[j]] = L.DiagPos[j]
 		arows, _ := a.ColRows(j)
 		lrows, _ := L.ColRows(j)
 		k := 0
@@ -95,7 +95,7 @@ func cscFillMap(a, L *sparse.CSC) []int32 {
 			for lrows[k] != r {
 				k++
 			}
-			amap[int(a.ColIdx[j])+1+x] = L.ColIdx[j] + 1 + int32(k)
+			amap[int(a.DiagPos[j])+1+x] = L.DiagPos[j] + 1 + int32(k)
 		}
 	}
 	return amap

@@ -1,4 +1,4 @@
-// The thesis's CSC Cholesky and LDLT (§4.5, §4.6 of the design extraction):
+// The thesis's CSC Cholesky and LDLT (docs/thesis.md, §4.5, §4.6):
 // one multiplexed kernel per method, the phase chosen by sstep and the
 // column by step, launched about 4n times with the fixed geometry of 32
 // groups of 1024 items. L is a separate array whose structure comes from the

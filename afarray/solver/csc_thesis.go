@@ -37,7 +37,7 @@ func (f *cscFactor) thesisFactor(a *afarray.CSC) error {
 	if err != nil {
 		return err
 	}
-	colA, err := a.ColIdx.DeviceBuffer()
+	colA, err := a.DiagPos.DeviceBuffer()
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,7 @@ import "github.com/oclsolve/oclsolve/afarray"
 // upper triangle keeps the input. The zero value is ready for Factorize; a
 // factorization serves any number of SolveTo calls until Release.
 //
-// Thesis variant (§4.2 of the design extraction): the right-looking,
+// Thesis variant (docs/thesis.md, §4.2): the right-looking,
 // column-by-column, delayed-square-root algorithm with the thesis's fixed
 // 32 x 1024 launch geometry: per column a scaling launch and a trailing
 // update launch (a group per column), one launch for the square roots; the

@@ -1,4 +1,4 @@
-// The thesis's dense kernels (§4.1-4.3 of the design extraction), one
+// The thesis's dense kernels (docs/thesis.md, §4.1-4.3), one
 // "multiplexed" entry point per method: the host loops over step (the column
 // or unknown) and sstep (the phase) and re-enqueues the same kernel, so each
 // launch is one global barrier. Every launch uses the thesis's fixed

@@ -1,5 +1,5 @@
-// The thesis's skyline Cholesky and LDLT (§4.8, §4.9 of the design
-// extraction): one multiplexed kernel per method whose phase is chosen by
+// The thesis's skyline Cholesky and LDLT (docs/thesis.md,
+// §4.8, §4.9): one multiplexed kernel per method whose phase is chosen by
 // sstep and whose column by step, launched about 4n times with the fixed
 // geometry of 32 groups of 1024 work-items. Kept faithful on purpose, so that
 // the thesis's timings can be reproduced; the only additions are the pivot

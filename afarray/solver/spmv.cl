@@ -1,6 +1,6 @@
 // Matrix-vector products of the symmetric storage formats.
 //
-// Thesis (§4.7, §4.10 of the design extraction): the fixed 32 x 1024
+// Thesis (docs/thesis.md, §4.7, §4.10): the fixed 32 x 1024
 // geometry; CSC in three launches (a group per column gathers L^T v with a
 // local tree reduction, a group per column scatters L v with the
 // compare-and-swap double atomic add, then the diagonal), SKS in two (a group

@@ -154,11 +154,11 @@ func NewCSCOperator(m *afarray.CSC, v Variant) (*CSCOperator, error) {
 	if err != nil {
 		return nil, err
 	}
-	if m == nil || m.Elements == nil || m.Elements.Released() || m.ColIdx.Released() || m.RowIdx.Released() {
+	if m == nil || m.Elements == nil || m.Elements.Released() || m.DiagPos.Released() || m.RowIdx.Released() {
 		return nil, fmt.Errorf("%w: CSC operator", ErrReleased)
 	}
-	if m.N <= 0 || m.ColIdx.Len() != m.N || m.RowIdx.Len() != m.Elements.Len()-m.N {
-		return nil, fmt.Errorf("%w: CSC operator: n=%d with %d columns, %d values, %d rows", ErrShape, m.N, m.ColIdx.Len(), m.Elements.Len(), m.RowIdx.Len())
+	if m.N <= 0 || m.DiagPos.Len() != m.N || m.RowIdx.Len() != m.Elements.Len()-m.N {
+		return nil, fmt.Errorf("%w: CSC operator: n=%d with %d columns, %d values, %d rows", ErrShape, m.N, m.DiagPos.Len(), m.Elements.Len(), m.RowIdx.Len())
 	}
 	val, err := float64Buffer(m.Elements, "CSC elements")
 	if err != nil {
@@ -168,7 +168,7 @@ func NewCSCOperator(m *afarray.CSC, v Variant) (*CSCOperator, error) {
 	if err := checkMatrixValues(dev, val, m.Elements.Len()); err != nil {
 		return nil, err
 	}
-	col, err := m.ColIdx.DeviceBuffer()
+	col, err := m.DiagPos.DeviceBuffer()
 	if err != nil {
 		return nil, err
 	}
@@ -207,7 +207,7 @@ func NewCSCOperator(m *afarray.CSC, v Variant) (*CSCOperator, error) {
 	next := append([]int32(nil), rp[:n]...)
 	for j := 0; j < n; j++ {
 		rows, _ := h.ColRows(j)
-		first := h.ColIdx[j] + 1
+		first := h.DiagPos[j] + 1
 		for k, r := range rows {
 			pos[next[r]], cols[next[r]] = first+int32(k), int32(j)
 			next[r]++

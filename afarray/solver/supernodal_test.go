@@ -360,7 +360,7 @@ func TestSupernodalErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.Elements[h.ColIdx[10]] = math.Inf(1)
+	h.Elements[h.DiagPos[10]] = math.Inf(1)
 	bad, err := afarray.UploadCSC(h)
 	if err != nil {
 		t.Fatal(err)

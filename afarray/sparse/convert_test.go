@@ -48,7 +48,7 @@ func TestRoundTripsAllMatrices(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !slices.Equal(other.Elements, csc.Elements) || !slices.Equal(other.ColIdx, csc.ColIdx) || !slices.Equal(other.RowIdx, csc.RowIdx) {
+				if !slices.Equal(other.Elements, csc.Elements) || !slices.Equal(other.DiagPos, csc.DiagPos) || !slices.Equal(other.RowIdx, csc.RowIdx) {
 					t.Fatalf("CSC from %s differs from CSC from lower", label)
 				}
 			}

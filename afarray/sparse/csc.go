@@ -6,25 +6,26 @@ import (
 )
 
 // CSC is a symmetric matrix stored as its lower triangle in the thesis's
-// compressed-sparse-column layout (§3.2 of the design extraction), 0-based:
+// compressed-sparse-column layout (docs/thesis.md, §3.2), 0-based:
 //
 //   - Elements holds the lower triangle column by column. Each column starts
 //     with its diagonal, which is always stored, even when it is zero; the
 //     off-diagonal entries follow in increasing row order.
-//   - ColIdx has length N with no end sentinel: ColIdx[j] is the position of
-//     column j's diagonal in Elements. Column j has ColIdx[j+1]-ColIdx[j]
+//   - DiagPos (the thesis's colIdx, renamed for what it holds) has length N
+//     with no end sentinel: DiagPos[j] is the position of column j's
+//     diagonal in Elements. Column j has DiagPos[j+1]-DiagPos[j]
 //     entries, and the last column has only its diagonal.
 //   - RowIdx holds the rows of the off-diagonal entries only, so
 //     len(RowIdx) == len(Elements)-N. The off-diagonal rows of column j start
-//     at RowIdx[ColIdx[j]-j], and RowIdx[ColIdx[j]-j+k] is the row of
-//     Elements[ColIdx[j]+1+k].
+//     at RowIdx[DiagPos[j]-j], and RowIdx[DiagPos[j]-j+k] is the row of
+//     Elements[DiagPos[j]+1+k].
 //
 // This is the layout the CSC kernels read, and also the layout of the
 // Cholesky factor L that SymbolicCholesky produces.
 type CSC struct {
 	N        int
 	Elements []float64
-	ColIdx   []int32
+	DiagPos  []int32
 	RowIdx   []int32
 }
 
@@ -46,13 +47,13 @@ func (a *CSC) colEnd(j int) int {
 	if j == a.N-1 {
 		return len(a.Elements)
 	}
-	return int(a.ColIdx[j+1])
+	return int(a.DiagPos[j+1])
 }
 
 // ColRows returns the rows of column j's off-diagonal entries and their
 // values. The slices alias a's storage.
 func (a *CSC) ColRows(j int) (rows []int32, vals []float64) {
-	s, e := int(a.ColIdx[j]), a.colEnd(j)
+	s, e := int(a.DiagPos[j]), a.colEnd(j)
 	return a.RowIdx[s-j : e-j-1], a.Elements[s+1 : e]
 }
 
@@ -63,8 +64,8 @@ func (a *CSC) Validate() error {
 		return fmt.Errorf("%w: bad CSC order", ErrShape)
 	}
 	n := a.N
-	if len(a.ColIdx) != n || len(a.RowIdx) != len(a.Elements)-n {
-		return fmt.Errorf("%w: CSC of order %d has len(ColIdx)=%d len(Elements)=%d len(RowIdx)=%d", ErrShape, n, len(a.ColIdx), len(a.Elements), len(a.RowIdx))
+	if len(a.DiagPos) != n || len(a.RowIdx) != len(a.Elements)-n {
+		return fmt.Errorf("%w: CSC of order %d has len(DiagPos)=%d len(Elements)=%d len(RowIdx)=%d", ErrShape, n, len(a.DiagPos), len(a.Elements), len(a.RowIdx))
 	}
 	if n == 0 {
 		if len(a.Elements) != 0 {
@@ -72,18 +73,18 @@ func (a *CSC) Validate() error {
 		}
 		return nil
 	}
-	if a.ColIdx[0] != 0 {
-		return fmt.Errorf("%w: CSC ColIdx[0]=%d, want 0", ErrIndex, a.ColIdx[0])
+	if a.DiagPos[0] != 0 {
+		return fmt.Errorf("%w: CSC DiagPos[0]=%d, want 0", ErrIndex, a.DiagPos[0])
 	}
 	for j := 0; j < n; j++ {
-		s, e := int(a.ColIdx[j]), 0
+		s, e := int(a.DiagPos[j]), 0
 		if j == n-1 {
 			e = len(a.Elements)
 			if e-s != 1 {
 				return fmt.Errorf("%w: CSC last column has %d entries, want only its diagonal", ErrIndex, e-s)
 			}
 		} else {
-			e = int(a.ColIdx[j+1])
+			e = int(a.DiagPos[j+1])
 		}
 		if e <= s || e > len(a.Elements)-(n-1-j) {
 			return fmt.Errorf("%w: CSC column %d spans [%d,%d)", ErrIndex, j, s, e)
@@ -109,7 +110,7 @@ func (a *CSC) At(i, j int) (float64, error) {
 		i, j = j, i
 	}
 	if i == j {
-		return a.Elements[a.ColIdx[j]], nil
+		return a.Elements[a.DiagPos[j]], nil
 	}
 	rows, vals := a.ColRows(j)
 	k := sort.Search(len(rows), func(k int) bool { return int(rows[k]) >= i })
@@ -141,10 +142,10 @@ func cscFromLower(l *COO) *CSC {
 		}
 	}
 	le := len(l.V) - nd + n
-	a := &CSC{N: n, Elements: make([]float64, 0, le), ColIdx: make([]int32, n), RowIdx: make([]int32, 0, le-n)}
+	a := &CSC{N: n, Elements: make([]float64, 0, le), DiagPos: make([]int32, n), RowIdx: make([]int32, 0, le-n)}
 	k := 0
 	for j := 0; j < n; j++ {
-		a.ColIdx[j] = int32(len(a.Elements))
+		a.DiagPos[j] = int32(len(a.Elements))
 		d := 0.0
 		if k < len(l.V) && int(l.J[k]) == j && int(l.I[k]) == j {
 			d = l.V[k]
@@ -171,7 +172,7 @@ func (a *CSC) ToCOO() (*COO, error) {
 	c := &COO{Rows: a.N, Cols: a.N, Symmetric: true,
 		I: make([]int32, 0, len(a.Elements)), J: make([]int32, 0, len(a.Elements)), V: make([]float64, 0, len(a.Elements))}
 	for j := 0; j < a.N; j++ {
-		if d := a.Elements[a.ColIdx[j]]; d != 0 {
+		if d := a.Elements[a.DiagPos[j]]; d != 0 {
 			c.I, c.J, c.V = append(c.I, int32(j)), append(c.J, int32(j)), append(c.V, d)
 		}
 		rows, vals := a.ColRows(j)

@@ -191,9 +191,9 @@ func CSCFromDense(a mat.Matrix) (*CSC, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &CSC{N: n, ColIdx: make([]int32, n)}
+	c := &CSC{N: n, DiagPos: make([]int32, n)}
 	for j := 0; j < n; j++ {
-		c.ColIdx[j] = int32(len(c.Elements))
+		c.DiagPos[j] = int32(len(c.Elements))
 		c.Elements = append(c.Elements, a.At(j, j))
 		for i := j + 1; i < n; i++ {
 			if v := a.At(i, j); v != 0 {

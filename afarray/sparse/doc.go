@@ -9,8 +9,9 @@
 //     Symmetric COO stores one triangle (either one).
 //   - CSR: general compressed sparse rows, as SciPy's csr_matrix.
 //   - CSC: the thesis's symmetric lower-triangle layout (diagonal first and
-//     always stored, ColIdx of length n without sentinel, row indices for
-//     off-diagonal entries only).
+//     always stored; DiagPos, the thesis's colIdx, gives each diagonal's
+//     position, length n without sentinel; row indices for off-diagonal
+//     entries only).
 //   - SKS: the thesis's skyline layout (each column from the diagonal down
 //     to its last row, with the monotone last-row rule).
 //   - Tridiag: sub-, main and superdiagonal.
@@ -54,5 +55,6 @@
 //
 // Errors are never panics: every function returns errors that wrap the
 // sentinels in errors.go (ErrShape, ErrIndex, ErrNotSymmetric,
-// ErrPermutation, ErrMalformed, ErrUnsupported, ErrNaN).
+// ErrPermutation, ErrMalformed, ErrUnsupported, ErrNaN, ErrTooLarge), of the
+// shared kinds of kernels/errs. "§N.M" in comments cites docs/thesis.md.
 package sparse

@@ -20,7 +20,7 @@ func Example_thesisLayouts() {
 		return
 	}
 	fmt.Println("CSC elements", csc.Elements)
-	fmt.Println("CSC colIdx  ", csc.ColIdx)
+	fmt.Println("CSC colIdx  ", csc.DiagPos)
 	fmt.Println("CSC rowIdx  ", csc.RowIdx)
 	sks, err := sparse.SKSFromCSC(csc)
 	if err != nil {

@@ -62,7 +62,7 @@ func TestFillOrderCounts(t *testing.T) {
 }
 
 func TestFillOrderUnknown(t *testing.T) {
-	a := &CSC{N: 1, Elements: []float64{1}, ColIdx: []int32{0}, RowIdx: []int32{}}
+	a := &CSC{N: 1, Elements: []float64{1}, DiagPos: []int32{0}, RowIdx: []int32{}}
 	if _, _, _, _, err := FillOrder(a, "colamd"); !errors.Is(err, ErrUnsupported) {
 		t.Fatalf("err = %v, want ErrUnsupported", err)
 	}

@@ -112,8 +112,8 @@ func TestThesisCSCExamples(t *testing.T) {
 	}
 	for _, tc := range cases {
 		for route, a := range cscVariants(t, tc.d) {
-			if !slices.Equal(a.Elements, tc.elements) || !slices.Equal(a.ColIdx, tc.col) || !slices.Equal(a.RowIdx, tc.row) {
-				t.Errorf("%s via %s: got elements %v col %v row %v", tc.name, route, a.Elements, a.ColIdx, a.RowIdx)
+			if !slices.Equal(a.Elements, tc.elements) || !slices.Equal(a.DiagPos, tc.col) || !slices.Equal(a.RowIdx, tc.row) {
+				t.Errorf("%s via %s: got elements %v col %v row %v", tc.name, route, a.Elements, a.DiagPos, a.RowIdx)
 			}
 			if err := a.Validate(); err != nil {
 				t.Errorf("%s via %s: %v", tc.name, route, err)
@@ -212,11 +212,11 @@ func TestThesisMemoryFormulas(t *testing.T) {
 func TestLayoutValidation(t *testing.T) {
 	good, _ := CSCFromDense(thesisM)
 	bad := []*CSC{
-		{N: 6, Elements: good.Elements, ColIdx: good.ColIdx[:5], RowIdx: good.RowIdx},
-		{N: 6, Elements: good.Elements, ColIdx: []int32{0, 3, 2, 7, 9, 10}, RowIdx: good.RowIdx},
-		{N: 6, Elements: good.Elements, ColIdx: good.ColIdx, RowIdx: []int32{1, 2, 3, 4, 9}},
-		{N: 6, Elements: good.Elements, ColIdx: []int32{0, 3, 5, 7, 9, 9}, RowIdx: good.RowIdx},
-		{N: 6, Elements: good.Elements, ColIdx: []int32{0, 10, 10, 10, 10, 10}, RowIdx: good.RowIdx},
+		{N: 6, Elements: good.Elements, DiagPos: good.DiagPos[:5], RowIdx: good.RowIdx},
+		{N: 6, Elements: good.Elements, DiagPos: []int32{0, 3, 2, 7, 9, 10}, RowIdx: good.RowIdx},
+		{N: 6, Elements: good.Elements, DiagPos: good.DiagPos, RowIdx: []int32{1, 2, 3, 4, 9}},
+		{N: 6, Elements: good.Elements, DiagPos: []int32{0, 3, 5, 7, 9, 9}, RowIdx: good.RowIdx},
+		{N: 6, Elements: good.Elements, DiagPos: []int32{0, 10, 10, 10, 10, 10}, RowIdx: good.RowIdx},
 	}
 	for k, a := range bad {
 		if err := a.Validate(); !errors.Is(err, ErrShape) && !errors.Is(err, ErrIndex) {

@@ -1,7 +1,7 @@
 package sparse
 
-// The thesis computes memory analytically, not by measurement (§5.5 of the
-// design extraction), in bytes, with 1 MB = 10⁶ bytes. Each figure includes
+// The thesis computes memory analytically, not by measurement (docs/thesis.md,
+// §5.5), in bytes, with 1 MB = 10⁶ bytes. Each figure includes
 // the right-hand side vector of n doubles. The functions return float64 so
 // that the dense figure of a large model (1.6e11 bytes at n = 142 422) and
 // its MB value need no conversions.
@@ -11,7 +11,7 @@ package sparse
 func ThesisMemoryDense(n int) float64 { return 8 * float64(n) * float64(n+1) }
 
 // ThesisMemoryCSC returns 4·(3·le + 2n) bytes for a CSC of le elements: 8·le
-// for the values, 4·(le−n) for RowIdx, 4·n for ColIdx and 8·n for the
+// for the values, 4·(le−n) for RowIdx, 4·n for DiagPos and 8·n for the
 // right-hand side. For the factorizing methods le is the length of L after
 // symbolic fill, since L replaces A; for CG it is the length of A.
 func ThesisMemoryCSC(n, le int) float64 { return 4 * (3*float64(le) + 2*float64(n)) }

@@ -12,7 +12,7 @@ import (
 )
 
 // OpenFEMSet is the file set that the thesis's OpenFEM (MATLAB) scripts write
-// for one model (§5.1 of the design extraction): prefix.nz, prefix.row and
+// for one model (docs/thesis.md, §5.1): prefix.nz, prefix.row and
 // prefix.col hold the stiffness matrix as 1-based COO triplets of the full
 // symmetric matrix; prefix.fzs holds the force vector and prefix.def
 // OpenFEM's own displacement solution, kept for validation.

@@ -3,7 +3,7 @@ package sparse
 import "fmt"
 
 // SKS is a symmetric matrix stored as its lower triangle in the thesis's
-// skyline layout (§3.4 of the design extraction), 0-based:
+// skyline layout (docs/thesis.md, §3.4), 0-based:
 //
 //   - Each column j is stored as the contiguous run of rows j (the diagonal)
 //     down to last(j), zeros inside the run included.
@@ -179,7 +179,7 @@ func SKSFromCSC(a *CSC) (*SKS, error) {
 	}
 	for j := 0; j < a.N; j++ {
 		col := s.Column(j)
-		col[0] = a.Elements[a.ColIdx[j]]
+		col[0] = a.Elements[a.DiagPos[j]]
 		rows, vals := a.ColRows(j)
 		for k, r := range rows {
 			col[int(r)-j] = vals[k]
@@ -200,9 +200,9 @@ func CSCFromSKS(s *SKS) (*CSC, error) {
 			nz++
 		}
 	}
-	a := &CSC{N: s.N, ColIdx: make([]int32, s.N), Elements: make([]float64, 0, nz+s.N), RowIdx: make([]int32, 0, nz)}
+	a := &CSC{N: s.N, DiagPos: make([]int32, s.N), Elements: make([]float64, 0, nz+s.N), RowIdx: make([]int32, 0, nz)}
 	for j := 0; j < s.N; j++ {
-		a.ColIdx[j] = int32(len(a.Elements))
+		a.DiagPos[j] = int32(len(a.Elements))
 		col := s.Column(j)
 		a.Elements = append(a.Elements, col[0])
 		for k := 1; k < len(col); k++ {

@@ -340,7 +340,7 @@ func (s *Supernodal) MapEntries(a *CSC) ([]int64, error) {
 	}
 	m := make([]int64, len(a.Elements))
 	for j := 0; j < a.N; j++ {
-		d := int(a.ColIdx[j])
+		d := int(a.DiagPos[j])
 		var err error
 		if m[d], err = place(j, j); err != nil {
 			return nil, err

@@ -136,12 +136,12 @@ func symbolic(a *CSC, buildL bool) (*Symbolic, error) {
 	if total > maxOrder {
 		return nil, fmt.Errorf("%w: factor has %d entries, beyond int32 indexing", ErrShape, total)
 	}
-	L := &CSC{N: n, Elements: make([]float64, total), ColIdx: make([]int32, n), RowIdx: make([]int32, total-int64(n))}
+	L := &CSC{N: n, Elements: make([]float64, total), DiagPos: make([]int32, n), RowIdx: make([]int32, total-int64(n))}
 	next := make([]int, n) // next free position in RowIdx for each column
 	pos := 0
 	flops := 0.0
 	for j := 0; j < n; j++ {
-		L.ColIdx[j] = int32(pos)
+		L.DiagPos[j] = int32(pos)
 		next[j] = pos - j
 		pos += counts[j]
 		flops += float64(counts[j]) * float64(counts[j])

@@ -3,13 +3,13 @@ package sparse
 import "fmt"
 
 // ThesisSymbolicCholesky is the thesis's own symbolic factorization
-// (symbolic_chol_fac, §3.3 of the design extraction), kept as a reference
+// (symbolic_chol_fac, docs/thesis.md, §3.3), kept as a reference
 // and for comparison with SymbolicCholesky. Going through the columns from
 // left to right, every row k of column j's structure receives all of j's
 // later rows: rows[k] = rows[k] ∪ rows[j][after k]. It pushes fill into every
 // column that column j touches, not only to the elimination-tree parent, so
 // its cost is about Σ_j |L_j|² set-union steps instead of O(nnz(L)). The
-// result has the final ColIdx and RowIdx of L and zero Elements.
+// result has the final DiagPos and RowIdx of L and zero Elements.
 func ThesisSymbolicCholesky(a *CSC) (*CSC, error) {
 	if err := a.Validate(); err != nil {
 		return nil, err
@@ -36,10 +36,10 @@ func ThesisSymbolicCholesky(a *CSC) (*CSC, error) {
 	if total > maxOrder {
 		return nil, fmt.Errorf("%w: factor has %d entries, beyond int32 indexing", ErrShape, total)
 	}
-	L := &CSC{N: n, Elements: make([]float64, total), ColIdx: make([]int32, n), RowIdx: make([]int32, 0, total-int64(n))}
+	L := &CSC{N: n, Elements: make([]float64, total), DiagPos: make([]int32, n), RowIdx: make([]int32, 0, total-int64(n))}
 	pos := 0
 	for j := 0; j < n; j++ {
-		L.ColIdx[j] = int32(pos)
+		L.DiagPos[j] = int32(pos)
 		pos += len(rows[j]) + 1
 		L.RowIdx = append(L.RowIdx, rows[j]...)
 	}

@@ -21,7 +21,7 @@ func TestValidateRandomLayouts(t *testing.T) {
 	for it := 0; it < 50000; it++ {
 		n := rng.IntN(5)
 		le := rng.IntN(12)
-		csc := &CSC{N: n, Elements: make([]float64, le), ColIdx: vec(n, le), RowIdx: vec(max(le-n, 0)+rng.IntN(2), n)}
+		csc := &CSC{N: n, Elements: make([]float64, le), DiagPos: vec(n, le), RowIdx: vec(max(le-n, 0)+rng.IntN(2), n)}
 		if csc.Validate() == nil {
 			accepted++
 			if _, err := csc.ToCOO(); err != nil {

@@ -28,6 +28,7 @@ func init() {
 			"ErrOpenCL":          reflect.ValueOf(&p_github_com_oclsolve_oclsolve_kernels.ErrOpenCL).Elem(),
 			"ErrOutOfMemory":     reflect.ValueOf(&p_github_com_oclsolve_oclsolve_kernels.ErrOutOfMemory).Elem(),
 			"ErrReleased":        reflect.ValueOf(&p_github_com_oclsolve_oclsolve_kernels.ErrReleased).Elem(),
+			"ErrUnsupported":     reflect.ValueOf(&p_github_com_oclsolve_oclsolve_kernels.ErrUnsupported).Elem(),
 			"FormatBytes":        reflect.ValueOf(p_github_com_oclsolve_oclsolve_kernels.FormatBytes),
 			"Labels":             reflect.ValueOf(p_github_com_oclsolve_oclsolve_kernels.Labels),
 			"ResumeAll":          reflect.ValueOf(p_github_com_oclsolve_oclsolve_kernels.ResumeAll),
@@ -47,6 +48,7 @@ func init() {
 			"MemoryStats":      reflect.TypeOf((*p_github_com_oclsolve_oclsolve_kernels.MemoryStats)(nil)).Elem(),
 			"OutOfMemoryError": reflect.TypeOf((*p_github_com_oclsolve_oclsolve_kernels.OutOfMemoryError)(nil)).Elem(),
 			"Program":          reflect.TypeOf((*p_github_com_oclsolve_oclsolve_kernels.Program)(nil)).Elem(),
+			"ProgramSet":       reflect.TypeOf((*p_github_com_oclsolve_oclsolve_kernels.ProgramSet)(nil)).Elem(),
 			"Source":           reflect.TypeOf((*p_github_com_oclsolve_oclsolve_kernels.Source)(nil)).Elem(),
 		},
 		Untypeds: map[string]string{

@@ -51,7 +51,7 @@ var boundPackages = []boundPackage{
 	{path: "gonum.org/v1/plot/vg/draw"},
 
 	// oclsolve itself.
-	{path: "github.com/oclsolve/oclsolve/notebook/display"},
+	{path: "github.com/oclsolve/oclsolve/repl/display"},
 	{path: "github.com/oclsolve/oclsolve/kernels", optional: true},
 	{path: "github.com/oclsolve/oclsolve/kernels/errs", optional: true},
 	{path: "github.com/oclsolve/oclsolve/afarray", optional: true},
