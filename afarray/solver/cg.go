@@ -3,6 +3,7 @@ package solver
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/oclsolve/oclsolve/afarray"
 	"github.com/oclsolve/oclsolve/kernels"
@@ -104,31 +105,30 @@ func cgIterate(op Operator, b *afarray.Array, o Options, v Variant) (*afarray.Ar
 // CGDense runs CG on the dense matrix a through a DenseOperator of
 // opts.Variant.
 func CGDense(a, b *afarray.Array, opts CGOptions) (*afarray.Array, *CGResult, error) {
-	op, err := NewDenseOperator(a, opts.Variant)
-	if err != nil {
-		return nil, nil, err
-	}
-	return CG(op, b, opts)
+	return cgWith(NewDenseOperator(a, opts.Variant))(b, opts)
 }
 
 // CGCSC runs CG on m through a CSCOperator of opts.Variant.
 func CGCSC(m *afarray.CSC, b *afarray.Array, opts CGOptions) (*afarray.Array, *CGResult, error) {
-	op, err := NewCSCOperator(m, opts.Variant)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer op.Release()
-	return CG(op, b, opts)
+	return cgWith(NewCSCOperator(m, opts.Variant))(b, opts)
 }
 
 // CGSKS runs CG on m through an SKSOperator of opts.Variant.
 func CGSKS(m *afarray.SKS, b *afarray.Array, opts CGOptions) (*afarray.Array, *CGResult, error) {
-	op, err := NewSKSOperator(m, opts.Variant)
-	if err != nil {
-		return nil, nil, err
+	return cgWith(NewSKSOperator(m, opts.Variant))(b, opts)
+}
+
+// cgWith runs CG with a new operator and releases it afterwards.
+func cgWith(op Operator, err error) func(*afarray.Array, CGOptions) (*afarray.Array, *CGResult, error) {
+	return func(b *afarray.Array, opts CGOptions) (*afarray.Array, *CGResult, error) {
+		if err != nil {
+			return nil, nil, err
+		}
+		if r, ok := op.(interface{ Release() }); ok {
+			defer r.Release()
+		}
+		return CG(op, b, opts)
 	}
-	defer op.Release()
-	return CG(op, b, opts)
 }
 
 // cgLocal is the work-group size of the CG kernels.
@@ -165,264 +165,298 @@ func bufferOf(a *afarray.Array) *kernels.Buffer {
 	return b
 }
 
+// cgLimits returns the tolerance and iteration limit of a run: opts' own,
+// or the variant's defaults.
+func cgLimits(opts CGOptions, defTol float64, defMax int) (tol float64, maxIter int) {
+	tol, maxIter = opts.Tol, opts.MaxIter
+	if tol == 0 {
+		tol = defTol
+	}
+	if maxIter == 0 {
+		maxIter = defMax
+	}
+	return tol, maxIter
+}
+
+// cgFastRun is one fused CG solve: its device state and the first error met.
+// After an error every phase is a no-op (the way afarray's conversions keep
+// theirs), so cgFast reads as its phases in order and checks once.
+type cgFastRun struct {
+	op             Operator
+	rp             *rowProduct // the fused product, nil for the generic path
+	n              int
+	dev            *kernels.Device
+	tol            float64
+	maxIter, every int
+	jacobi         int
+
+	b, x, r, q, dinvA, z *afarray.Array
+	p                    [2]*afarray.Array
+	st                   *status
+	bufs                 []*kernels.Buffer
+	part1, part2         *kernels.Buffer // partial sums of p'q, and of r'z and r'r
+	rzh, rrh, done       *kernels.Buffer // histories and the done flag
+	kInit, kStep         *kernels.Kernel
+	kUpd, kDot           *kernels.Kernel
+	local, p1, p2, team  int
+	keepX                bool
+	err                  error
+}
+
 // cgFast runs the fused preconditioned CG.
 func cgFast(op Operator, b *afarray.Array, opts CGOptions) (*afarray.Array, *CGResult, error) {
-	n := op.N()
-	dev := b.Device()
-	tol := opts.Tol
-	if tol == 0 {
-		tol = 1e-8
+	c := &cgFastRun{op: op, n: op.N(), dev: b.Device(), b: b, every: opts.CheckEvery}
+	c.tol, c.maxIter = cgLimits(opts, 1e-8, 10*c.n)
+	if c.every == 0 {
+		c.every = 10
 	}
-	maxIter := opts.MaxIter
-	if maxIter == 0 {
-		maxIter = 10 * n
-	}
-	every := opts.CheckEvery
-	if every == 0 {
-		every = 10
-	}
-	start := dev.Launches()
-
+	start := c.dev.Launches()
 	// Which product: a fused one for this package's fast sparse operators.
 	// A dense product reads n² values against the 6n of the vector work,
 	// so fusing buys nothing there: DenseOperator takes the generic path
 	// with afarray.Gemv.
-	var rp *rowProduct
-	switch o := op.(type) {
-	case *CSCOperator:
-		if o.v == Fast {
-			rp = &o.p
-		}
-	case *SKSOperator:
-		if o.v == Fast {
-			rp = &o.p
-		}
+	if f, ok := op.(interface{ fused() *rowProduct }); ok {
+		c.rp = f.fused()
 	}
-	if rp != nil && rp.val == nil {
+	if c.rp != nil && c.rp.val == nil {
 		return nil, nil, fmt.Errorf("%w: CG: operator", ErrReleased)
 	}
+	defer c.release()
+	c.vectors()
+	c.precondition(opts.Jacobi)
+	c.kernels()
+	c.buffers()
+	c.init()
+	stopped, it := c.iterate()
+	res := c.result(stopped, it)
+	if c.err != nil {
+		return nil, nil, c.err
+	}
+	res.Launches = c.dev.Launches() - start
+	c.keepX = true
+	if !res.Converged {
+		return c.x, res, &NotConvergedError{Iterations: res.Iterations, Residual: res.Residual, Tolerance: c.tol}
+	}
+	return c.x, res, nil
+}
 
-	vecs, err := cgVectors(b, n, 6)
+// vectors allocates the iteration's vectors and the status, and checks b.
+func (c *cgFastRun) vectors() {
+	vecs, err := cgVectors(c.b, c.n, 6)
 	if err != nil {
-		return nil, nil, err
+		c.err = err
+		return
 	}
-	x, r, q, p0, p1, dinvA := vecs[0], vecs[1], vecs[2], vecs[3], vecs[4], vecs[5]
-	defer releaseArrays(r, q, p0, p1, dinvA)
-	z := r
-	fail := func(err error) (*afarray.Array, *CGResult, error) {
-		x.Release()
-		if z != r {
-			z.Release()
-		}
-		return nil, nil, err
+	c.x, c.r, c.q, c.p[0], c.p[1], c.dinvA = vecs[0], vecs[1], vecs[2], vecs[3], vecs[4], vecs[5]
+	c.z = c.r
+	if c.st, c.err = newStatus(c.dev); c.err == nil {
+		c.err = c.st.checkFinite(c.dev, bufferOf(c.b), c.n, statusRHS)
 	}
-	st, err := newStatus(dev)
-	if err != nil {
-		return fail(err)
-	}
-	defer st.release()
-	bb := bufferOf(b)
-	if err := st.checkFinite(dev, bb, n, statusRHS); err != nil {
-		return fail(err)
-	}
-	jacobi := 0
-	if opts.Jacobi {
-		d, ok := op.(Diagonaler)
-		if !ok {
-			return fail(fmt.Errorf("solver: CG: Jacobi preconditioning needs an operator with DiagonalTo (a %T has none)", op))
-		}
-		if err := d.DiagonalTo(q); err != nil {
-			return fail(err)
-		}
-		k, err := cgProgram.Kernel(dev, "invert_diagonal")
-		if err != nil {
-			return fail(err)
-		}
-		if err := k.Launch([]int{groupsFor(n, cgLocal) * cgLocal}, []int{cgLocal}, n, bufferOf(q), bufferOf(dinvA), st.flags); err != nil {
-			return fail(err)
-		}
-		f, err := st.read()
-		if err != nil {
-			return fail(err)
-		}
-		if found(f[statusPivot]) {
-			return fail(&NotPositiveDefiniteError{Column: int(f[statusPivot]), Pivot: math.NaN()})
-		}
-		if z, err = afarray.Zeros(n); err != nil {
-			z = r
-			return fail(err)
-		}
-		jacobi = 1
-	}
-	defer func() {
-		if z != r {
-			z.Release()
-		}
-	}()
+}
 
-	// Device state: partials of p'q (P1) and of r'z, r'r (2 x P2), the
-	// histories and the done flag.
-	kInit, err := cgProgram.Kernel(dev, "cg_init")
-	if err != nil {
-		return fail(err)
+// precondition sets up Jacobi preconditioning: dinvA = 1/diag(A) and a
+// separate z. A non-positive diagonal entry is reported at once.
+func (c *cgFastRun) precondition(jacobi bool) {
+	if c.err != nil || !jacobi {
+		return
 	}
-	kStep, err := cgProgram.Kernel(dev, "cg_step")
-	if err != nil {
-		return fail(err)
+	d, ok := c.op.(Diagonaler)
+	if !ok {
+		c.err = fmt.Errorf("solver: CG: Jacobi preconditioning needs an operator with DiagonalTo (a %T has none)", c.op)
+		return
 	}
-	kUpd, err := cgProgram.Kernel(dev, "cg_update")
-	if err != nil {
-		return fail(err)
+	if c.err = d.DiagonalTo(c.q); c.err != nil {
+		return
 	}
-	kDot, err := cgProgram.Kernel(dev, "cg_dot")
-	if err != nil {
-		return fail(err)
+	k, err := cgProgram.Kernel(c.dev, "invert_diagonal")
+	if err == nil {
+		err = k.Launch([]int{groupsFor(c.n, cgLocal) * cgLocal}, []int{cgLocal}, c.n, bufferOf(c.q), bufferOf(c.dinvA), c.st.flags)
 	}
-	local := pow2Below(min(cgLocal, kInit.MaxWorkGroupSize(), kStep.MaxWorkGroupSize(), kUpd.MaxWorkGroupSize(), kDot.MaxWorkGroupSize()))
-	P2 := groupsFor(n, local)
-	P1 := P2
-	team := 1
-	if rp != nil {
-		team = min(rp.team, local)
-		P1 = groupsFor(n, local/team)
+	var f [statusSlots]int32
+	if err == nil {
+		f, err = c.st.read()
 	}
-	bufs := make([]*kernels.Buffer, 0, 5)
-	defer func() {
-		for _, b := range bufs {
-			b.Release()
+	if err == nil && found(f[statusPivot]) {
+		err = &NotPositiveDefiniteError{Column: int(f[statusPivot]), Pivot: math.NaN()}
+	}
+	if err == nil {
+		var z *afarray.Array
+		if z, err = afarray.Zeros(c.n); err == nil {
+			c.z, c.jacobi = z, 1
 		}
-	}()
-	alloc := func(bytes int) (*kernels.Buffer, error) {
-		b, err := dev.Alloc(int64(bytes))
-		if err == nil {
-			bufs = append(bufs, b)
+	}
+	c.err = err
+}
+
+// kernels finds the four CG kernels and the launch shape: local items per
+// group, P2 groups for the vector work, P1 for the product (teams of items
+// per row for the fused sparse products).
+func (c *cgFastRun) kernels() {
+	for _, k := range []struct {
+		dst  **kernels.Kernel
+		name string
+	}{{&c.kInit, "cg_init"}, {&c.kStep, "cg_step"}, {&c.kUpd, "cg_update"}, {&c.kDot, "cg_dot"}} {
+		if c.err == nil {
+			*k.dst, c.err = cgProgram.Kernel(c.dev, k.name)
 		}
-		return b, err
 	}
-	part1, err := alloc(8 * P1)
+	if c.err != nil {
+		return
+	}
+	c.local = pow2Below(min(cgLocal, c.kInit.MaxWorkGroupSize(), c.kStep.MaxWorkGroupSize(), c.kUpd.MaxWorkGroupSize(), c.kDot.MaxWorkGroupSize()))
+	c.p2, c.p1, c.team = groupsFor(c.n, c.local), groupsFor(c.n, c.local), 1
+	if c.rp != nil {
+		c.team = min(c.rp.team, c.local)
+		c.p1 = groupsFor(c.n, c.local/c.team)
+	}
+}
+
+// alloc allocates a device buffer the run releases at the end.
+func (c *cgFastRun) alloc(bytes int) *kernels.Buffer {
+	if c.err != nil {
+		return nil
+	}
+	b, err := c.dev.Alloc(int64(bytes))
 	if err != nil {
-		return fail(err)
+		c.err = err
+		return nil
 	}
-	part2, err := alloc(16 * P2)
-	if err != nil {
-		return fail(err)
+	c.bufs = append(c.bufs, b)
+	return b
+}
+
+// buffers allocates the device state: partials of p'q (P1) and of r'z, r'r
+// (2 x P2), the histories and the done flag (-1: not done).
+func (c *cgFastRun) buffers() {
+	c.part1, c.part2 = c.alloc(8*c.p1), c.alloc(16*c.p2)
+	c.rzh, c.rrh = c.alloc(8*(c.maxIter+1)), c.alloc(8*(c.maxIter+1))
+	c.done = c.alloc(4)
+	if c.err == nil {
+		c.err = c.done.Fill([]byte{0xff, 0xff, 0xff, 0xff}, 0, 4)
 	}
-	rzh, err := alloc(8 * (maxIter + 1))
-	if err != nil {
-		return fail(err)
+}
+
+// launch enqueues k over groups groups unless an error came first.
+func (c *cgFastRun) launch(k *kernels.Kernel, groups int, args ...any) {
+	if c.err == nil {
+		c.err = k.Launch([]int{groups * c.local}, []int{c.local}, args...)
 	}
-	rrh, err := alloc(8 * (maxIter + 1))
-	if err != nil {
-		return fail(err)
+}
+
+// init sets x = 0, r = b, z = M⁻¹b and the first partials.
+func (c *cgFastRun) init() {
+	if c.err == nil {
+		c.launch(c.kInit, c.p2, c.n, c.jacobi, bufferOf(c.b), bufferOf(c.dinvA), bufferOf(c.x), bufferOf(c.r), bufferOf(c.z), c.part2, kernels.Local(8*c.local))
 	}
-	done, err := alloc(4)
-	if err != nil {
-		return fail(err)
+}
+
+// step enqueues cg_step for iteration it: fold the partials, test
+// convergence, form the next direction and (fused) its product.
+func (c *cgFastRun) step(it, checkOnly int) {
+	if c.err != nil {
+		return
 	}
-	if err := done.Fill([]byte{0xff, 0xff, 0xff, 0xff}, 0, 4); err != nil { // -1
-		return fail(err)
+	fmtArg, le, groups := -1, 0, c.p2
+	matArgs := []any{bufferOf(c.x), c.done, c.done, c.done, c.done, c.done} // unused by the generic path
+	if c.rp != nil {
+		fmtArg, le, matArgs, groups = c.rp.fmt, c.rp.le, c.rp.args(), c.p1
 	}
-	lm := kernels.Local(8 * local)
-	xb, rb, zb, qb, db := bufferOf(x), bufferOf(r), bufferOf(z), bufferOf(q), bufferOf(dinvA)
-	pb := [2]*kernels.Buffer{bufferOf(p0), bufferOf(p1)}
-	if err := kInit.Launch([]int{P2 * local}, []int{local}, n, jacobi, bb, db, xb, rb, zb, part2, lm); err != nil {
-		return fail(err)
+	args := slices.Concat([]any{fmtArg, c.n, le, it, checkOnly, c.p2, c.part2, c.rzh, c.rrh, c.done, c.tol * c.tol}, matArgs,
+		[]any{bufferOf(c.z), bufferOf(c.p[it%2]), bufferOf(c.p[(it+1)%2]), bufferOf(c.q), c.part1, c.team, kernels.Local(8 * c.local)})
+	c.launch(c.kStep, groups, args...)
+}
+
+// readDone waits for the device and returns the iteration at which the
+// kernels stopped, or -1.
+func (c *cgFastRun) readDone() int {
+	d := []int32{-1}
+	if c.err == nil {
+		c.err = c.done.Read(0, d)
 	}
-	tol2 := tol * tol
-	fmtArg, le := -1, 0
-	var matArgs []any
-	if rp != nil {
-		fmtArg, le, matArgs = rp.fmt, rp.le, rp.args()
-	} else {
-		matArgs = []any{xb, done, done, done, done, done} // unused
-	}
-	step := func(it, checkOnly int) error {
-		args := []any{fmtArg, n, le, it, checkOnly, P2, part2, rzh, rrh, done, tol2}
-		args = append(args, matArgs...)
-		args = append(args, zb, pb[it%2], pb[(it+1)%2], qb, part1, team, lm)
-		groups := P1
-		if rp == nil {
-			groups = P2
+	return int(d[0])
+}
+
+// iterate runs the iterations, reading the done flag every c.every, and
+// returns where the kernels stopped (-1: at the limit) and the iterations
+// enqueued.
+func (c *cgFastRun) iterate() (stopped, it int) {
+	stopped = -1
+	for ; it < c.maxIter && c.err == nil; it++ {
+		c.step(it, 0)
+		next := c.p[(it+1)%2]
+		if c.rp == nil && c.err == nil {
+			c.err = c.op.MulVecTo(c.q, next)
+			c.launch(c.kDot, c.p1, c.n, c.done, bufferOf(next), bufferOf(c.q), c.part1, kernels.Local(8*c.local))
 		}
-		return kStep.Launch([]int{groups * local}, []int{local}, args...)
-	}
-	readDone := func() (int, error) {
-		d := []int32{0}
-		err := done.Read(0, d)
-		return int(d[0]), err
-	}
-	stopped := -1
-	it := 0
-	for ; it < maxIter; it++ {
-		if err := step(it, 0); err != nil {
-			return fail(err)
-		}
-		pnew := [2]*afarray.Array{p0, p1}[(it+1)%2]
-		if rp == nil {
-			if err := op.MulVecTo(q, pnew); err != nil {
-				return fail(err)
+		c.launch(c.kUpd, c.p2, c.n, it, c.jacobi, c.p1, c.part1, c.rzh, c.done, bufferOf(c.x), bufferOf(c.r), bufferOf(c.z),
+			bufferOf(next), bufferOf(c.q), bufferOf(c.dinvA), c.part2, kernels.Local(8*c.local))
+		if (it+1)%c.every == 0 {
+			if stopped = c.readDone(); stopped >= 0 {
+				return stopped, it
 			}
-			if err := kDot.Launch([]int{P1 * local}, []int{local}, n, done, pb[(it+1)%2], qb, part1, lm); err != nil {
-				return fail(err)
-			}
-		}
-		if err := kUpd.Launch([]int{P2 * local}, []int{local}, n, it, jacobi, P1, part1, rzh, done, xb, rb, zb, pb[(it+1)%2], qb, db, part2, lm); err != nil {
-			return fail(err)
-		}
-		if (it+1)%every == 0 {
-			if stopped, err = readDone(); err != nil {
-				return fail(err)
-			}
-			if stopped >= 0 {
-				break
-			}
 		}
 	}
-	if stopped < 0 {
-		// Test the residual of the last iterate (a launch that only folds
-		// the partials and updates the flag and histories).
-		if err := step(it, 1); err != nil {
-			return fail(err)
-		}
-		if stopped, err = readDone(); err != nil {
-			return fail(err)
-		}
-	}
+	// Test the residual of the last iterate (a launch that only folds the
+	// partials and updates the flag and histories).
+	c.step(it, 1)
+	return c.readDone(), it
+}
+
+// result reads the residual history and the status once and describes the
+// run; a NaN or Inf in b, x or the residual is an error.
+func (c *cgFastRun) result(stopped, it int) *CGResult {
 	iters := stopped
 	if stopped < 0 {
 		iters = it
 	}
 	rr := make([]float64, iters+1)
-	if err := rrh.Read(0, rr); err != nil {
-		return fail(err)
+	if c.err == nil {
+		c.err = c.rrh.Read(0, rr)
 	}
-	if err := st.checkFinite(dev, xb, n, statusOutput); err != nil {
-		return fail(err)
+	if c.err == nil {
+		c.err = c.st.checkFinite(c.dev, bufferOf(c.x), c.n, statusOutput)
 	}
-	flags, err := st.read()
-	if err != nil {
-		return fail(err)
+	var flags [statusSlots]int32
+	if c.err == nil {
+		flags, c.err = c.st.read()
+	}
+	if c.err != nil {
+		return nil
 	}
 	if found(flags[statusRHS]) {
-		return fail(&NonFiniteError{Where: "right-hand side", Index: int(flags[statusRHS])})
+		c.err = &NonFiniteError{Where: "right-hand side", Index: int(flags[statusRHS])}
+		return nil
 	}
-	res := &CGResult{Iterations: iters, History: make([]float64, len(rr))}
+	res := &CGResult{Iterations: iters, History: make([]float64, len(rr)), Converged: stopped >= 0}
 	bnorm := math.Sqrt(rr[0])
 	for i, v := range rr {
+		res.History[i] = math.Sqrt(v)
 		if bnorm > 0 {
-			res.History[i] = math.Sqrt(v) / bnorm
-		} else {
-			res.History[i] = math.Sqrt(v)
+			res.History[i] /= bnorm
 		}
 	}
 	res.Residual = res.History[iters]
-	res.Launches = dev.Launches() - start
 	if math.IsNaN(res.Residual) || math.IsInf(res.Residual, 0) || found(flags[statusOutput]) {
-		return fail(&NonFiniteError{Where: "CG residual (breakdown: is the matrix positive definite?)", Index: iters})
+		c.err = &NonFiniteError{Where: "CG residual (breakdown: is the matrix positive definite?)", Index: iters}
 	}
-	res.Converged = stopped >= 0
-	if !res.Converged {
-		return x, res, &NotConvergedError{Iterations: iters, Residual: res.Residual, Tolerance: tol}
+	return res
+}
+
+// release frees the run's device memory, x too unless it is the answer.
+func (c *cgFastRun) release() {
+	for _, b := range c.bufs {
+		b.Release()
 	}
-	return x, res, nil
+	if c.z != c.r && c.z != nil {
+		c.z.Release()
+	}
+	for _, a := range []*afarray.Array{c.r, c.q, c.p[0], c.p[1], c.dinvA} {
+		if a != nil {
+			a.Release()
+		}
+	}
+	if !c.keepX && c.x != nil {
+		c.x.Release()
+	}
+	c.st.release()
 }

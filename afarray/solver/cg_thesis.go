@@ -15,14 +15,7 @@ import (
 func cgThesis(op Operator, b *afarray.Array, opts CGOptions) (*afarray.Array, *CGResult, error) {
 	n := op.N()
 	dev := b.Device()
-	tol := opts.Tol
-	if tol == 0 {
-		tol = 1e-6
-	}
-	maxIter := opts.MaxIter
-	if maxIter == 0 {
-		maxIter = n
-	}
+	tol, maxIter := cgLimits(opts, 1e-6, n)
 	start := dev.Launches()
 	kDiv, err := cgProgram.Kernel(dev, "thesis_div")
 	if err != nil {

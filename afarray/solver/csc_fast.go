@@ -33,8 +33,7 @@ import (
 var cscFastSource string
 
 func init() {
-	register(&entry{method: MethodCholesky, format: FormatCSC, variant: Fast, newFactor: func() factorization { return &CSCCholesky{} }})
-	register(&entry{method: MethodLDLT, format: FormatCSC, variant: Fast, newFactor: func() factorization { return &CSCLDLT{} }})
+	registerFactors(FormatCSC, Fast, func() factorization { return &CSCCholesky{} }, func() factorization { return &CSCLDLT{} })
 }
 
 // cscBlock is the widest supernode the fast kernels handle; wider ones are

@@ -17,8 +17,7 @@ import (
 var cscThesisSource string
 
 func init() {
-	register(&entry{method: MethodCholesky, format: FormatCSC, variant: Thesis, newFactor: func() factorization { return &CSCCholesky{} }})
-	register(&entry{method: MethodLDLT, format: FormatCSC, variant: Thesis, newFactor: func() factorization { return &CSCLDLT{} }})
+	registerFactors(FormatCSC, Thesis, func() factorization { return &CSCCholesky{} }, func() factorization { return &CSCLDLT{} })
 }
 
 func (f *cscFactor) thesisKernel() (k *kernels.Kernel, global, local int, err error) {

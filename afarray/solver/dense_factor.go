@@ -13,8 +13,7 @@ import (
 // factorBlocked, solveThesis and solveBlocked).
 func init() {
 	for _, v := range []Variant{Fast, Thesis} {
-		register(&entry{method: MethodCholesky, format: FormatDense, variant: v, newFactor: func() factorization { return &DenseCholesky{} }})
-		register(&entry{method: MethodLDLT, format: FormatDense, variant: v, newFactor: func() factorization { return &DenseLDLT{} }})
+		registerFactors(FormatDense, v, func() factorization { return &DenseCholesky{} }, func() factorization { return &DenseLDLT{} })
 	}
 }
 

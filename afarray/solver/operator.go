@@ -26,11 +26,7 @@ type Diagonaler interface {
 }
 
 func init() {
-	for _, v := range []Variant{Fast, Thesis} {
-		register(&entry{method: MethodCG, format: FormatDense, variant: v, newOperator: func(m any, v Variant) (Operator, error) {
-			return NewDenseOperator(m.(*afarray.Array), v)
-		}})
-	}
+	registerOperator(FormatDense, func(m any, v Variant) (Operator, error) { return NewDenseOperator(m.(*afarray.Array), v) })
 }
 
 // DenseOperator is a dense n x n matrix as an Operator. MulVecTo is a

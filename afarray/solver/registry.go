@@ -152,6 +152,21 @@ func register(e *entry) {
 	registry.entries = append(registry.entries, e)
 }
 
+// registerFactors registers a direct format's Cholesky and LDLT factor types
+// for variant v.
+func registerFactors(f Format, v Variant, cholesky, ldlt func() factorization) {
+	register(&entry{method: MethodCholesky, format: f, variant: v, newFactor: cholesky})
+	register(&entry{method: MethodLDLT, format: f, variant: v, newFactor: ldlt})
+}
+
+// registerOperator registers CG on format f, both variants, through the
+// operator newOp makes.
+func registerOperator(f Format, newOp func(m any, v Variant) (Operator, error)) {
+	for _, v := range []Variant{Fast, Thesis} {
+		register(&entry{method: MethodCG, format: f, variant: v, newOperator: newOp})
+	}
+}
+
 func methodSpecOf(m Method) *methodSpec {
 	for _, x := range registry.methods {
 		if x.name == m {

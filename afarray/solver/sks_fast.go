@@ -18,8 +18,7 @@ import (
 var sksFastSource string
 
 func init() {
-	register(&entry{method: MethodCholesky, format: FormatSKS, variant: Fast, newFactor: func() factorization { return &SKSCholesky{} }})
-	register(&entry{method: MethodLDLT, format: FormatSKS, variant: Fast, newFactor: func() factorization { return &SKSLDLT{} }})
+	registerFactors(FormatSKS, Fast, func() factorization { return &SKSCholesky{} }, func() factorization { return &SKSLDLT{} })
 }
 
 // blocks returns the schedule: each block column k0..k0+bs-1 with R, the

@@ -15,8 +15,7 @@ import (
 var sksThesisSource string
 
 func init() {
-	register(&entry{method: MethodCholesky, format: FormatSKS, variant: Thesis, newFactor: func() factorization { return &SKSCholesky{} }})
-	register(&entry{method: MethodLDLT, format: FormatSKS, variant: Thesis, newFactor: func() factorization { return &SKSLDLT{} }})
+	registerFactors(FormatSKS, Thesis, func() factorization { return &SKSCholesky{} }, func() factorization { return &SKSLDLT{} })
 }
 
 func (f *sksFactor) thesisKernel() (k *kernels.Kernel, global, local int, err error) {

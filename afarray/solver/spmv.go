@@ -3,6 +3,7 @@ package solver
 import (
 	_ "embed"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/oclsolve/oclsolve/afarray"
@@ -112,14 +113,87 @@ func uploadInt32(dev *kernels.Device, v []int32) (*kernels.Buffer, error) {
 
 // The CSC and skyline operators implement both variants here.
 func init() {
-	for _, v := range []Variant{Fast, Thesis} {
-		register(&entry{method: MethodCG, format: FormatCSC, variant: v, newOperator: func(m any, v Variant) (Operator, error) {
-			return NewCSCOperator(m.(*afarray.CSC), v)
-		}})
-		register(&entry{method: MethodCG, format: FormatSKS, variant: v, newOperator: func(m any, v Variant) (Operator, error) {
-			return NewSKSOperator(m.(*afarray.SKS), v)
-		}})
+	registerOperator(FormatCSC, func(m any, v Variant) (Operator, error) { return NewCSCOperator(m.(*afarray.CSC), v) })
+	registerOperator(FormatSKS, func(m any, v Variant) (Operator, error) { return NewSKSOperator(m.(*afarray.SKS), v) })
+}
+
+// sparseOperator is what the CSC and skyline operators share: the values
+// and indices as the row kernels see them, the variant, the thesis
+// product's kernel, its launches per product and its matrix arguments, and
+// the index buffers the fast variant made.
+type sparseOperator struct {
+	name       string // in errors
+	elements   *afarray.Array
+	v          Variant
+	p          rowProduct
+	thesis     string
+	phases     int
+	thesisArgs []any
+	owned      []*kernels.Buffer
+}
+
+// N returns the order.
+func (o *sparseOperator) N() int { return o.p.n }
+
+// Variant returns the operator's variant.
+func (o *sparseOperator) Variant() Variant { return o.v }
+
+// MulVecTo sets dst = A x.
+func (o *sparseOperator) MulVecTo(dst, x *afarray.Array) error {
+	if o.p.val == nil || o.elements.Released() {
+		return fmt.Errorf("%w: %s", ErrReleased, o.name)
 	}
+	d, xb, err := checkMulVec(o.elements, o.p.n, dst, x)
+	if err != nil {
+		return err
+	}
+	dev := o.elements.Device()
+	if o.v == Fast {
+		return o.p.mulVec(dev, xb, d)
+	}
+	k, err := cgProgram.Kernel(dev, o.thesis)
+	if err != nil {
+		return err
+	}
+	g, l := thesisGeometry(k)
+	for step := 0; step < o.phases; step++ {
+		args := slices.Concat([]any{step, o.p.n, o.p.le}, o.thesisArgs, []any{xb, d, kernels.Local(8 * l[0])})
+		if err := k.Launch(g, l, args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DiagonalTo sets dst to the diagonal of A.
+func (o *sparseOperator) DiagonalTo(dst *afarray.Array) error {
+	return diagonalIndexed(o.elements, o.p.val, o.p.idx[0], o.p.n, dst)
+}
+
+// Release frees the index the fast variant built (not the matrix).
+func (o *sparseOperator) Release() {
+	for _, b := range o.owned {
+		b.Release()
+	}
+	o.owned, o.p.val = nil, nil
+}
+
+// fused returns the row product the fast CG fuses into its iteration (nil
+// for the thesis variant, whose product stays separate).
+func (o *sparseOperator) fused() *rowProduct {
+	if o.v == Fast {
+		return &o.p
+	}
+	return nil
+}
+
+// needAtomics rejects, for the thesis variant, a device without the 64-bit
+// atomics its scatter needs.
+func needAtomics(dev *kernels.Device, v Variant, what string) error {
+	if v == Thesis && !dev.Info().Int64Atomics {
+		return fmt.Errorf("%w: the thesis %s product needs 64-bit atomics, which %s lacks", ErrDevice, what, dev.Name())
+	}
+	return nil
 }
 
 // CSCOperator is a symmetric matrix in the thesis's lower CSC layout
@@ -141,8 +215,7 @@ func init() {
 // each result written once.
 type CSCOperator struct {
 	m *afarray.CSC
-	v Variant
-	p rowProduct
+	sparseOperator
 }
 
 // NewCSCOperator wraps m (not copied; it must outlive the operator). It
@@ -176,12 +249,14 @@ func NewCSCOperator(m *afarray.CSC, v Variant) (*CSCOperator, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := &CSCOperator{m: m, v: v, p: rowProduct{fmt: fmtCSC, n: m.N, le: m.Elements.Len(), val: val}}
+	o := &CSCOperator{m: m, sparseOperator: sparseOperator{name: "CSC operator", elements: m.Elements, v: v,
+		p:      rowProduct{fmt: fmtCSC, n: m.N, le: m.Elements.Len(), val: val},
+		thesis: "csc_spmv_thesis", phases: 3, thesisArgs: []any{val, col, row}}}
 	o.p.idx[0], o.p.idx[1] = col, row
+	if err := needAtomics(dev, v, "CSC"); err != nil {
+		return nil, err
+	}
 	if v == Thesis {
-		if !dev.Info().Int64Atomics {
-			return nil, fmt.Errorf("solver: the thesis CSC product needs 64-bit atomics, which %s lacks", dev.Name())
-		}
 		return o, nil
 	}
 	h, err := m.Host()
@@ -225,56 +300,9 @@ func NewCSCOperator(m *afarray.CSC, v Variant) (*CSCOperator, error) {
 		bufs = append(bufs, b)
 	}
 	o.p.idx[2], o.p.idx[3], o.p.idx[4] = bufs[0], bufs[1], bufs[2]
+	o.owned = bufs
 	o.p.team = teamSize(dev, float64(2*o.p.le-n)/float64(n))
 	return o, nil
-}
-
-// N returns the order.
-func (o *CSCOperator) N() int { return o.m.N }
-
-// Variant returns the operator's variant.
-func (o *CSCOperator) Variant() Variant { return o.v }
-
-// MulVecTo sets dst = A x.
-func (o *CSCOperator) MulVecTo(dst, x *afarray.Array) error {
-	if o.p.val == nil || o.m.Elements.Released() {
-		return fmt.Errorf("%w: CSC operator", ErrReleased)
-	}
-	d, xb, err := checkMulVec(o.m.Elements, o.m.N, dst, x)
-	if err != nil {
-		return err
-	}
-	dev := o.m.Elements.Device()
-	if o.v == Fast {
-		return o.p.mulVec(dev, xb, d)
-	}
-	k, err := cgProgram.Kernel(dev, "csc_spmv_thesis")
-	if err != nil {
-		return err
-	}
-	g, l := thesisGeometry(k)
-	for step := 0; step < 3; step++ {
-		if err := k.Launch(g, l, step, o.p.n, o.p.le, o.p.val, o.p.idx[0], o.p.idx[1], xb, d, kernels.Local(8*l[0])); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// DiagonalTo sets dst to the diagonal of A.
-func (o *CSCOperator) DiagonalTo(dst *afarray.Array) error {
-	return diagonalIndexed(o.m.Elements, o.p.val, o.p.idx[0], o.m.N, dst)
-}
-
-// Release frees the fast variant's transposed index (not the matrix).
-func (o *CSCOperator) Release() {
-	for i := 2; i < 5; i++ {
-		if o.p.idx[i] != nil {
-			o.p.idx[i].Release()
-			o.p.idx[i] = nil
-		}
-	}
-	o.p.val = nil
 }
 
 // SKSOperator is a symmetric matrix in the thesis's skyline layout
@@ -291,10 +319,8 @@ func (o *CSCOperator) Release() {
 // each row whole: its own column's run (contiguous, coalesced) plus that
 // range.
 type SKSOperator struct {
-	m     *afarray.SKS
-	v     Variant
-	p     rowProduct
-	first *kernels.Buffer
+	m *afarray.SKS
+	sparseOperator
 }
 
 // NewSKSOperator wraps m (not copied; it must outlive the operator) and
@@ -323,12 +349,14 @@ func NewSKSOperator(m *afarray.SKS, v Variant) (*SKSOperator, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := &SKSOperator{m: m, v: v, p: rowProduct{fmt: fmtSKS, n: m.N, le: m.Elements.Len(), val: val}}
+	o := &SKSOperator{m: m, sparseOperator: sparseOperator{name: "SKS operator", elements: m.Elements, v: v,
+		p:      rowProduct{fmt: fmtSKS, n: m.N, le: m.Elements.Len(), val: val},
+		thesis: "sks_spmv_thesis", phases: 2, thesisArgs: []any{val, idx}}}
 	o.p.idx[0] = idx
+	if err := needAtomics(dev, v, "SKS"); err != nil {
+		return nil, err
+	}
 	if v == Thesis {
-		if !dev.Info().Int64Atomics {
-			return nil, fmt.Errorf("solver: the thesis SKS product needs 64-bit atomics, which %s lacks", dev.Name())
-		}
 		return o, nil
 	}
 	first, err := dev.Alloc(4 * int64(m.N))
@@ -344,55 +372,9 @@ func NewSKSOperator(m *afarray.SKS, v Variant) (*SKSOperator, error) {
 		first.Release()
 		return nil, err
 	}
-	o.first, o.p.idx[1] = first, first
+	o.owned, o.p.idx[1] = []*kernels.Buffer{first}, first
 	o.p.team = teamSize(dev, float64(2*o.p.le-m.N)/float64(m.N))
 	return o, nil
-}
-
-// N returns the order.
-func (o *SKSOperator) N() int { return o.m.N }
-
-// Variant returns the operator's variant.
-func (o *SKSOperator) Variant() Variant { return o.v }
-
-// MulVecTo sets dst = A x.
-func (o *SKSOperator) MulVecTo(dst, x *afarray.Array) error {
-	if o.p.val == nil || o.m.Elements.Released() {
-		return fmt.Errorf("%w: SKS operator", ErrReleased)
-	}
-	d, xb, err := checkMulVec(o.m.Elements, o.m.N, dst, x)
-	if err != nil {
-		return err
-	}
-	dev := o.m.Elements.Device()
-	if o.v == Fast {
-		return o.p.mulVec(dev, xb, d)
-	}
-	k, err := cgProgram.Kernel(dev, "sks_spmv_thesis")
-	if err != nil {
-		return err
-	}
-	g, l := thesisGeometry(k)
-	for step := 0; step < 2; step++ {
-		if err := k.Launch(g, l, step, o.p.n, o.p.le, o.p.val, o.p.idx[0], xb, d, kernels.Local(8*l[0])); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// DiagonalTo sets dst to the diagonal of A.
-func (o *SKSOperator) DiagonalTo(dst *afarray.Array) error {
-	return diagonalIndexed(o.m.Elements, o.p.val, o.p.idx[0], o.m.N, dst)
-}
-
-// Release frees the fast variant's first-row index (not the matrix).
-func (o *SKSOperator) Release() {
-	if o.first != nil {
-		o.first.Release()
-		o.first = nil
-	}
-	o.p.val = nil
 }
 
 // diagonalIndexed sets dst[i] = elements[pos[i]].
