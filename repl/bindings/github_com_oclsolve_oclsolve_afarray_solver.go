@@ -106,10 +106,12 @@ func init() {
 		Wrappers: map[string][]string{
 			"CSCCholesky":   {"Release", "Solve", "SolveTo", "Stats"},
 			"CSCLDLT":       {"Release", "Solve", "SolveTo", "Stats"},
+			"CSCOperator":   {"DiagonalTo", "MulVecTo", "N", "Release", "Variant"},
 			"DenseCholesky": {"Order", "Release", "Solve", "SolveTo", "Stats", "Variant"},
 			"DenseLDLT":     {"Order", "Release", "Solve", "SolveTo", "Stats", "Variant"},
 			"SKSCholesky":   {"Release", "Solve", "SolveTo", "Stats"},
 			"SKSLDLT":       {"Release", "Solve", "SolveTo", "Stats"},
+			"SKSOperator":   {"DiagonalTo", "MulVecTo", "N", "Release", "Variant"},
 		},
 	})
 }
