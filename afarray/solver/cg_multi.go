@@ -15,7 +15,7 @@ import (
 //go:embed cg_multi.cl
 var cgMultiSource string
 
-var cgMultiProgram = &programSet{sources: []kernels.Source{
+var cgMultiProgram = &kernels.ProgramSet{NeedFP64: true, Sources: []kernels.Source{
 	{Name: "dense_common.cl", Text: denseCommonSource},
 	{Name: "cg_multi.cl", Text: cgMultiSource},
 }}
@@ -346,7 +346,7 @@ func (p *mcgPart) upload(csr *sparse.CSR, b, dinv []float64) error {
 	}
 	dev := p.dev
 	var err error
-	prog, err := cgMultiProgram.program(dev)
+	prog, err := cgMultiProgram.On(dev)
 	if err != nil {
 		return err
 	}
