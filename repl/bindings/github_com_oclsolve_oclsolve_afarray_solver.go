@@ -16,6 +16,9 @@ func init() {
 		Name: "solver",
 		Binds: map[string]reflect.Value{
 			"BackwardError":          reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver.BackwardError),
+			"BuildAuto":              reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver.BuildAuto),
+			"BuildDevice":            reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver.BuildDevice),
+			"BuildHost":              reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver.BuildHost),
 			"CG":                     reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver.CG),
 			"CGCSC":                  reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver.CGCSC),
 			"CGDense":                reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver.CGDense),
@@ -61,6 +64,7 @@ func init() {
 			"Variants":               reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver.Variants),
 		},
 		Types: map[string]reflect.Type{
+			"Build":                    reflect.TypeOf((*p_github_com_oclsolve_oclsolve_afarray_solver.Build)(nil)).Elem(),
 			"CGOptions":                reflect.TypeOf((*p_github_com_oclsolve_oclsolve_afarray_solver.CGOptions)(nil)).Elem(),
 			"CGResult":                 reflect.TypeOf((*p_github_com_oclsolve_oclsolve_afarray_solver.CGResult)(nil)).Elem(),
 			"CSCCholesky":              reflect.TypeOf((*p_github_com_oclsolve_oclsolve_afarray_solver.CSCCholesky)(nil)).Elem(),
