@@ -68,6 +68,14 @@ func startCapture(deliver func(stream, text string)) (*capture, error) {
 			c.stop()
 			return nil, fmt.Errorf("capture: pipe: %w", err)
 		}
+		// A large pipe, so that what the Go runtime prints while it aborts
+		// the process (nobody reads the pipe then: every goroutine has
+		// stopped) fits without blocking the abort forever. The kernel
+		// runs cells in a Supervisor's worker, which has no such pipe; this
+		// is for the in-process Executor.
+		if sc, err := r.SyscallConn(); err == nil {
+			sc.Control(func(fd uintptr) { unix.FcntlInt(fd, unix.F_SETPIPE_SZ, 1<<20) })
+		}
 		if err := unix.Dup2(int(w.Fd()), s.fd); err != nil {
 			r.Close()
 			w.Close()
