@@ -195,6 +195,17 @@ func (e *Engine) checkAll(op string, ms ...namedMat) error {
 	return nil
 }
 
+// checkDisjoint rejects an output view that shares elements with an input:
+// the kernels read inputs while other work-groups write the output.
+func checkDisjoint(op string, out namedMat, ins ...namedMat) error {
+	for _, in := range ins {
+		if overlaps(out.m, in.m) {
+			return fmt.Errorf("dense: %s: %w: %s overlaps %s", op, ErrArgument, out.name, in.name)
+		}
+	}
+	return nil
+}
+
 type namedMat struct {
 	name string
 	m    Mat

@@ -8,7 +8,8 @@ import (
 
 // Gemm enqueues C = alpha*op(A)*op(B) + beta*C, where op(X) is X or its
 // transpose. op(A) is m x k, op(B) k x n, C m x n. With beta == 0 C is not
-// read (it may hold anything, NaN included). k == 0 scales C by beta.
+// read (it may hold anything, NaN included). k == 0 scales C by beta. C
+// must not share elements with A or B (ErrArgument).
 func (e *Engine) Gemm(transA, transB bool, alpha float64, a, b Mat, beta float64, c Mat) error {
 	m, k := a.Rows, a.Cols
 	if transA {
@@ -22,6 +23,9 @@ func (e *Engine) Gemm(transA, transB bool, alpha float64, a, b Mat, beta float64
 		return fmt.Errorf("dense: Gemm: %w: op(A) %dx%d, op(B) %dx%d, C %dx%d", ErrShape, m, k, kb, n, c.Rows, c.Cols)
 	}
 	if err := e.checkAll("Gemm", namedMat{"A", a}, namedMat{"B", b}, namedMat{"C", c}); err != nil {
+		return err
+	}
+	if err := checkDisjoint("Gemm", namedMat{"C", c}, namedMat{"A", a}, namedMat{"B", b}); err != nil {
 		return err
 	}
 	return e.gemmLaunch(transA, transB, alpha, a, b, beta, c, false)
@@ -39,6 +43,9 @@ func (e *Engine) Syrk(trans bool, alpha float64, a Mat, beta float64, c Mat) err
 		return fmt.Errorf("dense: Syrk: %w: op(A) %dx%d, C %dx%d", ErrShape, n, k, c.Rows, c.Cols)
 	}
 	if err := e.checkAll("Syrk", namedMat{"A", a}, namedMat{"C", c}); err != nil {
+		return err
+	}
+	if err := checkDisjoint("Syrk", namedMat{"C", c}, namedMat{"A", a}); err != nil {
 		return err
 	}
 	return e.gemmLaunch(trans, !trans, alpha, a, a, beta, c, true)

@@ -83,3 +83,34 @@ func (m Mat) check(t DType, what string) error {
 
 // ld returns the leading dimension as the kernels take it.
 func (m Mat) ld() int32 { return int32(max(1, m.LD)) }
+
+// overlaps reports whether two views share an element. Two views of one
+// buffer with the same leading dimension are compared exactly on the
+// column-major grid, so disjoint blocks of one matrix (a panel and the
+// trailing block beside it) never count as overlapping; other pairs of one
+// buffer are compared by their spans.
+func overlaps(a, b Mat) bool {
+	if a.Buf != b.Buf || a.Rows == 0 || a.Cols == 0 || b.Rows == 0 || b.Cols == 0 {
+		return false
+	}
+	if a.LD == b.LD && a.Rows <= a.LD && b.Rows <= b.LD {
+		if b.Off < a.Off {
+			a, b = b, a
+		}
+		// Relative to a's first element, a is rows [0, Ra) x columns
+		// [0, Ca); b starts at row r of column c and its columns may wrap
+		// into the next grid column: rows [r, ld) of columns [c, c+Cb)
+		// and rows [0, r+Rb-ld) of columns [c+1, c+1+Cb).
+		ld, d := int64(a.LD), b.Off-a.Off
+		r, c := d%ld, d/ld
+		ra, ca, rb, cb := int64(a.Rows), int64(a.Cols), int64(b.Rows), int64(b.Cols)
+		hit := func(r0, r1, c0, c1 int64) bool { return r0 < r1 && r0 < ra && c0 < ca && c1 > 0 }
+		if hit(r, min(r+rb, ld), c, c+cb) {
+			return true
+		}
+		return r+rb > ld && hit(0, r+rb-ld, c+1, c+1+cb)
+	}
+	aEnd := a.Off + int64(a.Cols-1)*int64(a.LD) + int64(a.Rows)
+	bEnd := b.Off + int64(b.Cols-1)*int64(b.LD) + int64(b.Rows)
+	return a.Off < bEnd && b.Off < aEnd
+}

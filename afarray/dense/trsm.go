@@ -49,6 +49,9 @@ func (e *Engine) Trsm(side Side, uplo Uplo, trans bool, diag Diag, alpha float64
 	if err := e.checkAll("Trsm", namedMat{"T", t}, namedMat{"B", b}); err != nil {
 		return err
 	}
+	if err := checkDisjoint("Trsm", namedMat{"B", b}, namedMat{"T", t}); err != nil {
+		return err
+	}
 	if b.Rows == 0 || b.Cols == 0 {
 		return nil
 	}
