@@ -247,7 +247,7 @@ func runSolve(args []string) error {
 		if err := checkPETScFlags(&o); err != nil {
 			return err
 		}
-		return solvePETSc(posArgs, &o, *rhs, rhsSet, *ref, *asJSON)
+		return solvePETSc(posArgs, &o, *rhs, rhsSet, *ref, *outPath, *asJSON)
 	default:
 		return fmt.Errorf("%w: --engine opencl|petsc, not %q", errUsage, o.Engine)
 	}

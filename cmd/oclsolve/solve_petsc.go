@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/oclsolve/oclsolve/afarray/solver"
 	"github.com/oclsolve/oclsolve/afarray/solver/petsc"
@@ -121,11 +123,12 @@ func runPETSc(p *solveProblem, o *solveOptions) (*solveReport, []float64, error)
 		return nil, nil, err
 	}
 	rep := &solveReport{
-		Source: p.Source, N: p.N, NNZ: p.NNZ, Method: r.Method, Format: "aij", Variant: enginePETSc, Ordering: "mumps",
+		Source: p.Source, N: p.N, NNZ: p.NNZ, NNZFull: p.NNZFull, Method: r.Method, Format: "aij", Variant: enginePETSc, Ordering: "mumps",
 		Device: fmt.Sprintf("PETSc, %d MPI rank(s)", r.Ranks),
 		Times: timeSplit{
 			Upload: r.UploadTime.Seconds(), Ordering: r.OrderingTime.Seconds(), Symbolic: r.SymbolicTime.Seconds(),
-			Factorize: r.FactorizeTime.Seconds(), Solve: r.SolveTime.Seconds(), Total: r.TotalTime.Seconds(),
+			Factorize: r.FactorizeTime.Seconds(), Solve: r.SolveTime.Seconds(), Download: r.GatherTime.Seconds(),
+			Total: r.TotalTime.Seconds(),
 		},
 		Iterations: r.Iterations, ResidualHistory: r.History,
 		RelativeResidual: r.RelativeResidual, BackwardError: r.BackwardError,
@@ -164,16 +167,16 @@ func (e otherRankError) Unwrap() error { return e.err }
 func (e otherRankError) Silent() bool  { return true }
 
 // printPETScReport prints the engine's own lines of the text report.
-func printPETScReport(r *solveReport) {
+func printPETScReport(w io.Writer, r *solveReport) {
 	p := r.PETSc
 	solver := "MUMPS"
 	if p.KSP != "" {
 		solver = p.KSP + " + " + p.PC
 	}
-	fmt.Fprintf(os.Stdout, "petsc         %s on %d rank(s), block size %d, near-null space %d, peak RSS/rank %.1f MB\n",
+	fmt.Fprintf(w, "petsc         %s on %d rank(s), block size %d, near-null space %d, peak RSS/rank %.1f MB\n",
 		solver, p.Ranks, p.BlockSize, p.NearNullSpace, float64(p.PeakRSSBytes)/1e6)
 	if p.FactorEntries > 0 {
-		fmt.Fprintf(os.Stdout, "factor        nnz(L) = %d, %.3g flops, largest front %d, MUMPS memory %.1f MB largest rank, %.1f MB total, %d negative pivots\n",
+		fmt.Fprintf(w, "factor        nnz(L) = %d, %.3g flops, largest front %d, MUMPS memory %.1f MB largest rank, %.1f MB total, %d negative pivots\n",
 			p.FactorEntries, p.FactorFlops, p.LargestFront, float64(p.FactorBytesMax)/1e6, float64(p.FactorBytesTotal)/1e6, p.NegativePivots)
 	}
 }
@@ -183,12 +186,17 @@ func printPETScReport(r *solveReport) {
 // fails a check, and the exit status says which check: 3 for CG stopped
 // before its tolerance, 4 for a direct solve whose backward error exceeds
 // solver.MaxBackwardError.
-func solvePETSc(posArgs []string, o *solveOptions, rhs string, rhsSet bool, ref string, asJSON bool) error {
+func solvePETSc(posArgs []string, o *solveOptions, rhs string, rhsSet bool, ref, outPath string, asJSON bool) error {
+	start := time.Now()
 	p, err := loadDistributed(posArgs, o, rhs, rhsSet, ref)
 	if err != nil {
 		return err
 	}
-	rep, _, err := runPETSc(p, o)
+	read := time.Since(start).Seconds()
+	if p.A != nil {
+		p.NNZ, p.NNZFull = p.A.NNZLower(), p.A.NNZFull()
+	}
+	rep, x, err := runPETSc(p, o)
 	if rep == nil {
 		var nc *solver.NotConvergedError
 		if errors.As(err, &nc) {
@@ -211,18 +219,29 @@ func solvePETSc(posArgs []string, o *solveOptions, rhs string, rhsSet bool, ref 
 	} else if !(rep.BackwardError <= solver.MaxBackwardError) {
 		failure = &exitError{exitInaccurate, inaccurate(rep.Method, enginePETSc, rep.BackwardError, solver.MaxBackwardError)}
 	}
+	rep.Times.finish(read)
+	report := io.Writer(os.Stdout)
+	if outPath == "-" {
+		report = os.Stderr
+	}
 	if failure != nil {
 		rep.Error = failure.Error()
+	} else if outPath != "" {
+		// As for the device solvers, only an answer that passed the checks
+		// is written; rank 0 holds x in the original numbering.
+		if err := writeSolution(outPath, x); err != nil {
+			return err
+		}
 	}
 	if asJSON {
-		enc := json.NewEncoder(os.Stdout)
+		enc := json.NewEncoder(report)
 		enc.SetIndent("", "  ")
 		if e := enc.Encode(rep); e != nil {
 			return e
 		}
 	} else {
-		printReport(os.Stdout, rep)
-		printPETScReport(rep)
+		printReport(report, rep)
+		printPETScReport(report, rep)
 	}
 	return failure
 }

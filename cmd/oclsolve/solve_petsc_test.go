@@ -5,6 +5,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -59,11 +60,20 @@ func mpiOclsolve(t *testing.T, args ...string) (string, string, int) {
 }
 
 func TestSolvePETSc(t *testing.T) {
-	// MUMPS Cholesky of a generated model, JSON report from rank 0 only.
-	out, errOut, code := mpiOclsolve(t, "solve", "--engine", "petsc", "--json", "model2:1572")
+	// MUMPS Cholesky of a generated model, JSON report from rank 0 only,
+	// x written by rank 0.
+	dir := t.TempDir()
+	xPath := filepath.Join(dir, "x.mtx")
+	out, errOut, code := mpiOclsolve(t, "solve", "--engine", "petsc", "--json", "-o", xPath, "model2:1572")
 	var rep solveReport
 	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil {
 		t.Fatalf("model2 mumps: exit %d, output %q, stderr %q", code, out, errOut)
+	}
+	if x, err := readVector(xPath); err != nil || len(x) != rep.N {
+		t.Errorf("-o: %d entries for n = %d, %v", len(x), rep.N, err)
+	}
+	if tm := rep.Times; math.Abs(tm.Read+tm.Upload+tm.Symbolic+tm.Factorize+tm.Solve+tm.Download+tm.Other-tm.Total) > 1e-6 || tm.Read <= 0 {
+		t.Errorf("the time split does not add up: %+v", tm)
 	}
 	if rep.PETSc == nil || rep.PETSc.Ranks != 2 || rep.PETSc.PC != "mumps" || rep.PETSc.BlockSize != 3 || rep.BackwardError > 1e-14 || rep.PETSc.FactorEntries == 0 {
 		t.Errorf("model2 mumps report: %+v %+v", rep, rep.PETSc)
@@ -81,7 +91,6 @@ func TestSolvePETSc(t *testing.T) {
 	}
 
 	// A file, read by rank 0 and scattered.
-	dir := t.TempDir()
 	a := filepath.Join(matrixDirForPETSc(), "bcsstk01.mtx")
 	if _, err := os.Stat(a); err == nil {
 		out, errOut, code = mpiOclsolve(t, "solve", "--engine", "petsc", "--method", "ldlt", a)

@@ -361,20 +361,24 @@ func Solve(a *sparse.COO, b []float64, opts Options) ([]float64, *Report, error)
 	if opts.GatherAll || rank == 0 {
 		x = make([]float64, n)
 	}
+	t = time.Now()
 	if err = agree(codeErr(C.ocs_gather(sys, all, scalarPtr(x)), "gathering x")); err != nil {
 		return nil, nil, err
 	}
+	rep.GatherTime = time.Since(t)
 	rep.TotalTime = time.Since(start)
 
 	// Times and memory: the largest over the ranks.
 	red := []C.double{
 		C.double(rep.UploadTime.Seconds()), C.double(rep.SymbolicTime.Seconds()), C.double(rep.FactorizeTime.Seconds()),
 		C.double(rep.SolveTime.Seconds()), C.double(rep.TotalTime.Seconds()), C.ocs_peak_rss(),
+		C.double(rep.GatherTime.Seconds()),
 	}
 	C.ocs_allreduce_max(&red[0], C.int(len(red)))
 	sec := func(s C.double) time.Duration { return time.Duration(float64(s) * float64(time.Second)) }
 	rep.UploadTime, rep.SymbolicTime, rep.FactorizeTime = sec(red[0]), sec(red[1]), sec(red[2])
 	rep.SolveTime, rep.TotalTime, rep.PeakRSS = sec(red[3]), sec(red[4]), int64(red[5])
+	rep.GatherTime = sec(red[6])
 	return x, rep, solveErr
 }
 

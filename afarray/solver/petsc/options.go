@@ -99,8 +99,11 @@ type Report struct {
 	// CG; Factorize is MUMPS's numerical factorization, or the
 	// preconditioner's setup for CG (GAMG's hierarchy); Solve is the
 	// triangular solves or the Krylov iteration; Total is the wall time of
-	// Solve, gathering x and the accuracy norms included.
+	// Solve, gathering x (GatherTime) and the accuracy norms included.
 	UploadTime, OrderingTime, SymbolicTime, FactorizeTime, SolveTime, TotalTime time.Duration
+	// GatherTime is gathering x on rank 0 (or every rank): the engine's
+	// counterpart of a device solver's download.
+	GatherTime time.Duration
 
 	Iterations int       // cg only
 	Residual   float64   // cg only: the last ||r||₂ KSP tested
