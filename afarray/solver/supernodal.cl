@@ -268,7 +268,7 @@ __kernel void sn_unpermute(__global const double *y, __global const int *perm, i
 // parent. LDLT divides by D at the end.
 __kernel void sn_forward(__global const int *task, int t0, __global const long *info, __global const int *childPtr,
 			 __global const int *childList, __global const int *rel, __global const double *L, __global double *x,
-			 __global double *V, int n, int ldv, int nrhs, int ldlt) {
+			 __global double *V, int n, int ldv, int nrhs, int ldlt, int gather_only) {
 	__local double xl[SB];
 	const int s = task[4 * (t0 + get_group_id(0))];
 	__global const long *is = info + (long)s * SI;
@@ -297,6 +297,8 @@ __kernel void sn_forward(__global const int *task, int t0, __global const long *
 			}
 			barrier(CLK_GLOBAL_MEM_FENCE);
 		}
+		if (gather_only)
+			continue;
 		for (int jb = 0; jb < ns; jb += SB) {
 			const int nb = min(SB, ns - jb);
 			for (int k = lid; k < nb; k += ls)
@@ -385,4 +387,148 @@ __kernel void sn_backward(__global const int *task, int t0, __global const long 
 			barrier(CLK_GLOBAL_MEM_FENCE);
 		}
 	}
+}
+
+// The solves of large supernodes (F x ns beyond what one group reads
+// quickly) go in blocks of SBL columns, each block in two launches across
+// the whole device: the block's triangle (one group per supernode), then
+// the rows below it (one group per RCH rows).
+
+// sn_ftrsv solves the triangle of forward block jb of each large
+// supernode in local memory.
+__kernel void sn_ftrsv(__global const int *task, int t0, __global const long *info, __global const double *L, __global double *x,
+		       int n, int rh, int jb, int ldlt) {
+	__local double xl[SBL];
+	const int s = task[4 * (t0 + get_group_id(0))];
+	__global const long *is = info + (long)s * SI;
+	const int first = is[S_FIRST], ns = is[S_NS], F = is[S_F];
+	__global const double *Ls = L + is[S_L];
+	__global double *xs = x + (long)rh * n + first;
+	const int lid = get_local_id(0), ls = get_local_size(0);
+	const int nb = min(SBL, ns - jb);
+	for (int k = lid; k < nb; k += ls)
+		xl[k] = xs[jb + k];
+	barrier(CLK_LOCAL_MEM_FENCE);
+	for (int k = 0; k < nb; k++) {
+		__global const double *lk = Ls + (long)(jb + k) * F + jb;
+		const double xk = ldlt ? xl[k] : xl[k] / lk[k];
+		for (int i = k + 1 + lid; i < nb; i += ls)
+			xl[i] -= lk[i] * xk;
+		barrier(CLK_LOCAL_MEM_FENCE);
+		if (lid == 0)
+			xl[k] = xk;
+		barrier(CLK_LOCAL_MEM_FENCE);
+	}
+	for (int k = lid; k < nb; k += ls)
+		xs[jb + k] = xl[k];
+}
+
+// sn_fgemv subtracts block jb's contribution from RCH rows below it: the
+// rest of the diagonal block in x, the rows below the supernode in V.
+__kernel void sn_fgemv(__global const int *task, int t0, __global const long *info, __global const double *L, __global double *x,
+		       __global double *V, int n, int ldv, int rh, int jb) {
+	__local double xl[SBL];
+	const int4 t = vload4(t0 + get_group_id(0), task);
+	__global const long *is = info + (long)t.x * SI;
+	const int first = is[S_FIRST], ns = is[S_NS], F = is[S_F];
+	__global const double *Ls = L + is[S_L];
+	__global double *xs = x + (long)rh * n + first;
+	__global double *vs = V + (long)rh * ldv + is[S_V];
+	const int lid = get_local_id(0), ls = get_local_size(0);
+	const int nb = min(SBL, ns - jb);
+	for (int k = lid; k < nb; k += ls)
+		xl[k] = xs[jb + k];
+	barrier(CLK_LOCAL_MEM_FENCE);
+	const int r0 = jb + nb + t.y * RCH;
+	for (int r = r0 + lid; r < min(F, r0 + RCH); r += ls) {
+		double acc = 0.0;
+		for (int k = 0; k < nb; k++)
+			acc = fma(Ls[(long)(jb + k) * F + r], xl[k], acc);
+		if (r < ns)
+			xs[r] -= acc;
+		else
+			vs[r - ns] -= acc;
+	}
+}
+
+// sn_fdiag divides a large supernode's solution by D (LDLT).
+__kernel void sn_fdiag(__global const int *task, int t0, __global const long *info, __global const double *L, __global double *x,
+		       int n, int rh) {
+	const int s = task[4 * (t0 + get_group_id(0))];
+	__global const long *is = info + (long)s * SI;
+	const int first = is[S_FIRST], ns = is[S_NS], F = is[S_F];
+	__global const double *Ls = L + is[S_L];
+	__global double *xs = x + (long)rh * n + first;
+	for (int k = get_local_id(0); k < ns; k += get_local_size(0))
+		xs[k] /= Ls[(long)k * F + k];
+}
+
+// sn_bgemv forms, for RCH rows below backward block jb, the partial sums
+// part[task][k] = sum_r L(r, jb+k) x(r), through a local tile so that L is
+// read with unit stride.
+__kernel void sn_bgemv(__global const int *task, int t0, __global const long *info, __global const int *rows, __global const double *L,
+		       __global const double *x, int n, int rh, int jb, __global double *part, long partOff) {
+	__local double tile[32 * SBL];
+	__local double xr[32];
+	const int4 t = vload4(t0 + get_group_id(0), task);
+	__global const long *is = info + (long)t.x * SI;
+	const int first = is[S_FIRST], ns = is[S_NS], F = is[S_F];
+	__global const double *Ls = L + is[S_L];
+	__global const int *below = rows + is[S_ROW] + ns;
+	__global const double *xv = x + (long)rh * n;
+	const int lid = get_local_id(0), ls = get_local_size(0);
+	const int nb = min(SBL, ns - jb);
+	const int r0 = jb + nb + t.y * RCH, r1 = min(F, r0 + RCH);
+	double acc = 0.0;
+	for (int rs = r0; rs < r1; rs += 32) {
+		const int nr = min(32, r1 - rs);
+		for (int q = lid; q < 32 * nb; q += ls) {
+			const int i = q % 32, k = q / 32;
+			tile[q] = i < nr ? Ls[(long)(jb + k) * F + rs + i] : 0.0;
+		}
+		if (lid < nr) {
+			const int r = rs + lid;
+			xr[lid] = xv[r < ns ? first + r : below[r - ns]];
+		}
+		barrier(CLK_LOCAL_MEM_FENCE);
+		if (lid < nb)
+			for (int i = 0; i < nr; i++)
+				acc = fma(tile[lid * 32 + i], xr[i], acc);
+		barrier(CLK_LOCAL_MEM_FENCE);
+	}
+	if (lid < nb)
+		part[partOff + (long)get_group_id(0) * SBL + lid] = acc;
+}
+
+// sn_btrsv finishes backward block jb: subtract the partial sums of the
+// supernode's sn_bgemv groups (task.y first, task.z of them), then solve
+// with the block's transposed triangle in local memory.
+__kernel void sn_btrsv(__global const int *task, int t0, __global const long *info, __global const double *L, __global double *x,
+		       int n, int rh, int jb, int ldlt, __global const double *part, long partOff) {
+	__local double xl[SBL];
+	const int4 t = vload4(t0 + get_group_id(0), task);
+	__global const long *is = info + (long)t.x * SI;
+	const int first = is[S_FIRST], ns = is[S_NS], F = is[S_F];
+	__global const double *Ls = L + is[S_L];
+	__global double *xs = x + (long)rh * n + first;
+	const int lid = get_local_id(0), ls = get_local_size(0);
+	const int nb = min(SBL, ns - jb);
+	for (int k = lid; k < nb; k += ls) {
+		double v = xs[jb + k];
+		for (int q = 0; q < t.z; q++)
+			v -= part[partOff + (long)(t.y + q) * SBL + k];
+		xl[k] = v;
+	}
+	barrier(CLK_LOCAL_MEM_FENCE);
+	for (int k = nb - 1; k >= 0; k--) {
+		const double xk = ldlt ? xl[k] : xl[k] / Ls[(long)(jb + k) * F + jb + k];
+		for (int i = lid; i < k; i += ls)
+			xl[i] -= Ls[(long)(jb + i) * F + jb + k] * xk;
+		barrier(CLK_LOCAL_MEM_FENCE);
+		if (lid == 0)
+			xl[k] = xk;
+		barrier(CLK_LOCAL_MEM_FENCE);
+	}
+	for (int k = lid; k < nb; k += ls)
+		xs[jb + k] = xl[k];
 }

@@ -48,7 +48,14 @@ const (
 	snLocal   = 64  // items of the per-supernode kernels
 	snSolveWG = 256 // items of the solve kernels
 	snSB      = 64  // diagonal-block width of the solves
+	snSBL     = 128 // block width of the solves of large supernodes
+	snRCH     = 256 // rows per group in the solves of large supernodes
 )
+
+// snSolveLarge is the size F x ns from which a supernode's solves go
+// across the device in blocks rather than in one group (a variable so
+// that tests can send small supernodes down that path).
+var snSolveLarge int64 = 1 << 18
 
 // snSmallF returns the largest front order factored whole in local memory
 // on dev: 64 (32 KiB) where the device has room, else 32.
@@ -60,7 +67,8 @@ func snSmallF(dev *kernels.Device) int {
 }
 
 func snProgram(dev *kernels.Device) (*kernels.Program, error) {
-	opts := fmt.Sprintf("-DNB=%d -DTS=%d -DTR=%d -DASM_COLS=%d -DSMALLF=%d -DSB=%d -DSOLVE_WG=%d", snNB, snTS, snTR, snAsmCols, snSmallF(dev), snSB, snSolveWG)
+	opts := fmt.Sprintf("-DNB=%d -DTS=%d -DTR=%d -DASM_COLS=%d -DSMALLF=%d -DSB=%d -DSOLVE_WG=%d -DSBL=%d -DRCH=%d",
+		snNB, snTS, snTR, snAsmCols, snSmallF(dev), snSB, snSolveWG, snSBL, snRCH)
 	return dev.Build(opts, kernels.Source{Name: "sks_status.cl", Text: sparseStatusSource},
 		kernels.Source{Name: "supernodal.cl", Text: supernodalSource})
 }
@@ -73,6 +81,18 @@ const (
 	snPotrf
 	snTrsm
 	snSyrk
+)
+
+// Kinds of steps in the solve schedules.
+const (
+	snFwdSmall = iota // sn_forward, whole supernodes
+	snFwdGather       // sn_forward, gather only (large supernodes)
+	snFwdTrsv
+	snFwdGemv
+	snFwdDiag
+	snBwdSmall
+	snBwdGemv
+	snBwdTrsv
 )
 
 // snStep is one command of the factorization: a kernel over tasks
@@ -89,7 +109,8 @@ type snStep struct {
 type snSchedule struct {
 	tasks     []int32
 	steps     []snStep
-	levels    [][2]int64 // task range of each level's supernodes
+	fwd, bwd  []snStep // solve schedules (k0 holds the block's first column)
+	maxPart   int64    // sn_bgemv groups of the largest launch
 	info      []int64
 	childPtr  []int32
 	childList []int32
@@ -217,15 +238,100 @@ func buildSchedule(s *sparse.Supernodal, smallF int) *snSchedule {
 			step(snSyrk, t0, k0)
 		}
 	}
-	sc.levels = make([][2]int64, len(s.Levels))
-	for d, lvl := range s.Levels {
+	// The solves: per level, the small supernodes whole, the large ones
+	// in blocks across the device.
+	for d := len(s.Levels) - 1; d >= 0; d-- {
+		lvl := s.Levels[d]
+		var large []int
 		t0 := ntask()
+		maxNS := 0
 		for _, k := range lvl {
+			if _, ns, F := s.Front(k); int64(ns)*int64(F) >= snSolveLarge {
+				large = append(large, k)
+				maxNS = max(maxNS, ns)
+			} else {
+				add(k, 0, 0)
+			}
+		}
+		sc.fwd = appendStep(sc.fwd, snFwdSmall, t0, ntask(), 0)
+		if len(large) == 0 {
+			continue
+		}
+		t0 = ntask()
+		for _, k := range large {
 			add(k, 0, 0)
 		}
-		sc.levels[d] = [2]int64{t0, ntask() - t0}
+		all := [2]int64{t0, ntask()}
+		sc.fwd = appendStep(sc.fwd, snFwdGather, all[0], all[1], 0)
+		for jb := 0; jb < maxNS; jb += snSBL {
+			t0 = ntask()
+			for _, k := range large {
+				if _, ns, _ := s.Front(k); ns > jb {
+					add(k, 0, 0)
+				}
+			}
+			sc.fwd = appendStep(sc.fwd, snFwdTrsv, t0, ntask(), jb)
+			t0 = ntask()
+			for _, k := range large {
+				if _, ns, F := s.Front(k); ns > jb {
+					r0 := jb + min(snSBL, ns-jb)
+					for c := 0; r0+c*snRCH < F; c++ {
+						add(k, c, 0)
+					}
+				}
+			}
+			sc.fwd = appendStep(sc.fwd, snFwdGemv, t0, ntask(), jb)
+		}
+		sc.fwd = appendStep(sc.fwd, snFwdDiag, all[0], all[1], 0)
 	}
+	for d := range s.Levels {
+		lvl := s.Levels[d]
+		var large []int
+		t0 := ntask()
+		maxNS := 0
+		for _, k := range lvl {
+			if _, ns, F := s.Front(k); int64(ns)*int64(F) >= snSolveLarge {
+				large = append(large, k)
+				maxNS = max(maxNS, ns)
+			} else {
+				add(k, 0, 0)
+			}
+		}
+		sc.bwd = appendStep(sc.bwd, snBwdSmall, t0, ntask(), 0)
+		for jb := (maxNS - 1) / snSBL * snSBL; len(large) > 0 && jb >= 0; jb -= snSBL {
+			t0 = ntask()
+			var first, count []int
+			for _, k := range large {
+				c0 := int(ntask() - t0)
+				if _, ns, F := s.Front(k); ns > jb {
+					r0 := jb + min(snSBL, ns-jb)
+					for c := 0; r0+c*snRCH < F; c++ {
+						add(k, c, 0)
+					}
+				}
+				first, count = append(first, c0), append(count, int(ntask()-t0)-c0)
+			}
+			sc.maxPart = max(sc.maxPart, ntask()-t0)
+			sc.bwd = appendStep(sc.bwd, snBwdGemv, t0, ntask(), jb)
+			t0 = ntask()
+			for i, k := range large {
+				if _, ns, _ := s.Front(k); ns > jb {
+					add(k, first[i], count[i])
+				}
+			}
+			sc.bwd = appendStep(sc.bwd, snBwdTrsv, t0, ntask(), jb)
+		}
+	}
+	sc.maxPart = max(sc.maxPart, 1)
 	return sc
+}
+
+// appendStep appends a launch over tasks [t0, t1) unless it is empty.
+func appendStep(steps []snStep, kind int, t0, t1 int64, k0 int) []snStep {
+	if t1 > t0 {
+		steps = append(steps, snStep{kind: kind, t0: t0, count: t1 - t0, k0: k0})
+	}
+	return steps
 }
 
 // snFactor is the state shared by SupernodalCholesky and SupernodalLDLT.
@@ -242,7 +348,7 @@ type snFactor struct {
 	// relative indices, rows, tasks, permutation; the solve's work vector
 	// and update vectors, sized for nrhs right-hand sides.
 	L, U, info, childPtr, childList, rel, rows, tasks, perm *kernels.Buffer
-	y, v                                                    *kernels.Buffer
+	y, v, part                                              *kernels.Buffer
 	nrhs                                                    int
 	ok                                                      bool
 	stats                                                   SupernodalStats
@@ -515,7 +621,7 @@ func (f *snFactor) solveTo(dst, b *afarray.Array) error {
 	}
 	start, launches := time.Now(), f.dev.Launches()
 	if nrhs > f.nrhs {
-		for _, p := range []**kernels.Buffer{&f.y, &f.v} {
+		for _, p := range []**kernels.Buffer{&f.y, &f.v, &f.part} {
 			if *p != nil {
 				(*p).Release()
 				*p = nil
@@ -526,6 +632,9 @@ func (f *snFactor) solveTo(dst, b *afarray.Array) error {
 			return err
 		}
 		if f.v, err = f.dev.Alloc(8 * f.sched.vLen * int64(nrhs)); err != nil {
+			return err
+		}
+		if f.part, err = f.dev.Alloc(8 * snSBL * f.sched.maxPart * int64(nrhs)); err != nil {
 			return err
 		}
 		f.nrhs = nrhs
@@ -552,13 +661,11 @@ func (f *snFactor) solveTo(dst, b *afarray.Array) error {
 	if err != nil {
 		return err
 	}
-	kf, err := f.kernel("sn_forward")
-	if err != nil {
-		return err
-	}
-	kb, err := f.kernel("sn_backward")
-	if err != nil {
-		return err
+	ks := map[string]*kernels.Kernel{}
+	for _, name := range []string{"sn_forward", "sn_backward", "sn_ftrsv", "sn_fgemv", "sn_fdiag", "sn_bgemv", "sn_btrsv"} {
+		if ks[name], err = f.kernel(name); err != nil {
+			return err
+		}
 	}
 	ldlt := 0
 	if f.ldlt {
@@ -568,16 +675,53 @@ func (f *snFactor) solveTo(dst, b *afarray.Array) error {
 	if err := kp.Launch([]int{g}, []int{256}, bb, f.perm, f.n, nrhs, f.y); err != nil {
 		return err
 	}
-	lv := f.sched.levels
-	for d := len(lv) - 1; d >= 0; d-- {
-		if err := kf.Launch([]int{int(lv[d][1]) * snSolveWG}, []int{snSolveWG}, f.tasks, int(lv[d][0]), f.info, f.childPtr, f.childList,
-			f.rel, f.L, f.y, f.v, f.n, int(f.sched.vLen), nrhs, ldlt); err != nil {
+	ldv := int(f.sched.vLen)
+	for _, st := range f.sched.fwd {
+		glob, t0 := []int{int(st.count) * snSolveWG}, int(st.t0)
+		loc := []int{snSolveWG}
+		switch st.kind {
+		case snFwdSmall, snFwdGather:
+			gather := 0
+			if st.kind == snFwdGather {
+				gather = 1
+			}
+			err = ks["sn_forward"].Launch(glob, loc, f.tasks, t0, f.info, f.childPtr, f.childList, f.rel, f.L, f.y, f.v, f.n, ldv, nrhs, ldlt, gather)
+		default:
+			for rh := 0; rh < nrhs && err == nil; rh++ {
+				switch st.kind {
+				case snFwdTrsv:
+					err = ks["sn_ftrsv"].Launch(glob, loc, f.tasks, t0, f.info, f.L, f.y, f.n, rh, st.k0, ldlt)
+				case snFwdGemv:
+					err = ks["sn_fgemv"].Launch(glob, loc, f.tasks, t0, f.info, f.L, f.y, f.v, f.n, ldv, rh, st.k0)
+				case snFwdDiag:
+					if f.ldlt {
+						err = ks["sn_fdiag"].Launch(glob, loc, f.tasks, t0, f.info, f.L, f.y, f.n, rh)
+					}
+				}
+			}
+		}
+		if err != nil {
 			return err
 		}
 	}
-	for d := range lv {
-		if err := kb.Launch([]int{int(lv[d][1]) * snSolveWG}, []int{snSolveWG}, f.tasks, int(lv[d][0]), f.info, f.rows,
-			f.L, f.y, f.n, nrhs, ldlt); err != nil {
+	for _, st := range f.sched.bwd {
+		glob, t0 := []int{int(st.count) * snSolveWG}, int(st.t0)
+		loc := []int{snSolveWG}
+		switch st.kind {
+		case snBwdSmall:
+			err = ks["sn_backward"].Launch(glob, loc, f.tasks, t0, f.info, f.rows, f.L, f.y, f.n, nrhs, ldlt)
+		default:
+			// Each right-hand side has its own partial sums.
+			for rh := 0; rh < nrhs && err == nil; rh++ {
+				off := int64(rh) * snSBL * f.sched.maxPart
+				if st.kind == snBwdGemv {
+					err = ks["sn_bgemv"].Launch(glob, loc, f.tasks, t0, f.info, f.rows, f.L, f.y, f.n, rh, st.k0, f.part, off)
+				} else {
+					err = ks["sn_btrsv"].Launch(glob, loc, f.tasks, t0, f.info, f.L, f.y, f.n, rh, st.k0, ldlt, f.part, off)
+				}
+			}
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -638,7 +782,7 @@ func (f *snFactor) factor() (*sparse.Supernodal, []float64, error) {
 
 func (f *snFactor) release() {
 	f.status.release()
-	for _, b := range []*kernels.Buffer{f.L, f.U, f.info, f.childPtr, f.childList, f.rel, f.rows, f.tasks, f.perm, f.y, f.v} {
+	for _, b := range []*kernels.Buffer{f.L, f.U, f.info, f.childPtr, f.childList, f.rel, f.rows, f.tasks, f.perm, f.y, f.v, f.part} {
 		if b != nil {
 			b.Release()
 		}

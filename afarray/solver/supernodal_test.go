@@ -304,7 +304,13 @@ func TestSupernodalManyRHS(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer B.Release()
-	for _, ldlt := range []bool{false, true} {
+	for i, ldlt := range []bool{false, true, false, true} {
+		// The second pair sends every supernode of more than 2000
+		// entries through the blocked device-wide solves.
+		if i >= 2 {
+			defer func(v int64) { snSolveLarge = v }(snSolveLarge)
+			snSolveLarge = 2000
+		}
 		f := newSNFactor(ldlt)
 		if err := f.Factorize(a, ""); err != nil {
 			t.Fatal(err)
