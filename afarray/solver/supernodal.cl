@@ -11,7 +11,7 @@
 // Front element (r, c), r >= c, lives in L for c < ns and in U otherwise.
 //
 // Compile-time sizes: NB block-column width of large fronts, TS the update
-// tile, TR the rows per panel-solve group, ASM_COLS the front columns per
+// tile, KC its depth per local-memory pass, TR the rows per panel-solve group, ASM_COLS the front columns per
 // assembly group, SMALLF the largest front factored whole in local memory.
 
 #define SI 8
@@ -94,11 +94,13 @@ inline int eliminate(__local double *W, int ld, int ns, int F, int first, int ld
 		}
 		const double inv = 1.0 / d;
 		// W(r,c) -= W(r,k) W(c,k) / d for k < c <= r: the same update for
-		// Cholesky (L = W/sqrt d) and LDLT (L = W/d, times d).
-		for (int c = k + 1; c < F; c++) {
-			const double wc = W[k * ld + c] * inv;
-			for (int r = c + lid; r < F; r += ls)
-				W[c * ld + r] -= W[k * ld + r] * wc;
+		// Cholesky (L = W/sqrt d) and LDLT (L = W/d, times d). The
+		// trailing square is spread over all items, rows fastest.
+		const int cnt = F - k - 1;
+		for (int q = lid; q < cnt * cnt; q += ls) {
+			const int c = k + 1 + q / cnt, r = k + 1 + q % cnt;
+			if (r >= c)
+				W[c * ld + r] -= W[k * ld + r] * W[k * ld + c] * inv;
 		}
 		barrier(CLK_LOCAL_MEM_FENCE);
 		const double l = ldlt ? d : sqrt(d), sc = ldlt ? inv : 1.0 / l;
@@ -158,18 +160,15 @@ __kernel void sn_potrf(__global const int *task, int t0, __global const long *in
 // L21 = A21 L11^-T (LDLT: A21 L11^-T D^-1), TR rows per group, one row per
 // item, the row and L11 in local memory.
 __kernel void sn_trsm(__global const int *task, int t0, __global const long *info, __global double *L, int k0, int ldlt) {
-	__local double D[NB * NB];
 	__local double X[TR * (NB + 1)];
 	const int4 t = vload4(t0 + get_group_id(0), task);
 	__global const long *is = info + (long)t.x * SI;
 	const int ns = is[S_NS], F = is[S_F];
 	__global double *col = L + is[S_L] + (long)k0 * F; // column k0 of the front
+	__global const double *D = col + k0;              // the factored diagonal block, leading dimension F
 	const int kb = min(NB, ns - k0);
 	const int lid = get_local_id(0), ls = get_local_size(0);
 	const int r0 = k0 + kb + t.y * TR, nr = min(TR, F - r0);
-	for (int c = 0; c < kb; c++)
-		for (int r = c + lid; r < kb; r += ls)
-			D[c * NB + r] = col[(long)c * F + k0 + r];
 	for (int c = 0; c < kb; c++)
 		for (int r = lid; r < nr; r += ls)
 			X[r * (NB + 1) + c] = col[(long)c * F + r0 + r];
@@ -179,12 +178,12 @@ __kernel void sn_trsm(__global const int *task, int t0, __global const long *inf
 		for (int k = 0; k < kb; k++) {
 			double acc = x[k];
 			for (int j = 0; j < k; j++)
-				acc -= x[j] * D[j * NB + k];
-			x[k] = ldlt ? acc : acc / D[k * NB + k];
+				acc -= x[j] * D[(long)j * F + k];
+			x[k] = ldlt ? acc : acc / D[(long)k * F + k];
 		}
 		if (ldlt)
 			for (int k = 0; k < kb; k++)
-				x[k] /= D[k * NB + k];
+				x[k] /= D[(long)k * F + k];
 	}
 	barrier(CLK_LOCAL_MEM_FENCE);
 	for (int c = 0; c < kb; c++)
@@ -198,8 +197,8 @@ __kernel void sn_trsm(__global const int *task, int t0, __global const long *inf
 // results per item, the two panels' slices in local memory.
 __kernel void sn_syrk(__global const int *task, int t0, __global const long *info, __global double *L, __global double *U,
 		      int k0, int ldlt) {
-	__local double A[NB * TS];
-	__local double B[NB * TS];
+	__local double A[KC * TS];
+	__local double B[KC * TS];
 	const int4 t = vload4(t0 + get_group_id(0), task);
 	__global const long *is = info + (long)t.x * SI;
 	const int ns = is[S_NS], F = is[S_F];
@@ -208,28 +207,32 @@ __kernel void sn_syrk(__global const int *task, int t0, __global const long *inf
 	const int c0 = k0 + kb;
 	const int ra = c0 + t.y * TS, cb = c0 + t.z * TS;
 	const int lid = get_local_id(0);
-	__global const double *col = L + lp + (long)k0 * F;
-	for (int q = lid; q < kb * TS; q += 256) {
-		const int k = q / TS, i = q % TS;
-		const double w = ldlt ? col[(long)k * F + k0 + k] : 1.0;
-		A[q] = ra + i < F ? col[(long)k * F + ra + i] : 0.0;
-		B[q] = cb + i < F ? col[(long)k * F + cb + i] * w : 0.0;
-	}
-	barrier(CLK_LOCAL_MEM_FENCE);
 	const int tx = lid % 16, ty = lid / 16;
 	double acc[4][4];
 	for (int a = 0; a < 4; a++)
 		for (int b = 0; b < 4; b++)
 			acc[a][b] = 0.0;
-	for (int k = 0; k < kb; k++) {
-		double x[4], y[4];
-		for (int a = 0; a < 4; a++)
-			x[a] = A[k * TS + tx + 16 * a];
-		for (int b = 0; b < 4; b++)
-			y[b] = B[k * TS + ty + 16 * b];
-		for (int a = 0; a < 4; a++)
+	for (int kk = 0; kk < kb; kk += KC) {
+		const int kc = min(KC, kb - kk);
+		__global const double *col = L + lp + (long)(k0 + kk) * F;
+		for (int q = lid; q < kc * TS; q += 256) {
+			const int k = q / TS, i = q % TS;
+			const double w = ldlt ? col[(long)k * F + k0 + kk + k] : 1.0;
+			A[q] = ra + i < F ? col[(long)k * F + ra + i] : 0.0;
+			B[q] = cb + i < F ? col[(long)k * F + cb + i] * w : 0.0;
+		}
+		barrier(CLK_LOCAL_MEM_FENCE);
+		for (int k = 0; k < kc; k++) {
+			double x[4], y[4];
+			for (int a = 0; a < 4; a++)
+				x[a] = A[k * TS + tx + 16 * a];
 			for (int b = 0; b < 4; b++)
-				acc[a][b] = fma(x[a], y[b], acc[a][b]);
+				y[b] = B[k * TS + ty + 16 * b];
+			for (int a = 0; a < 4; a++)
+				for (int b = 0; b < 4; b++)
+					acc[a][b] = fma(x[a], y[b], acc[a][b]);
+		}
+		barrier(CLK_LOCAL_MEM_FENCE);
 	}
 	for (int b = 0; b < 4; b++) {
 		const int c = cb + ty + 16 * b;

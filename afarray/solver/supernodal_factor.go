@@ -21,8 +21,8 @@ import (
 // extend-add launch for the whole level, race-free because a work-group
 // owns a set of front columns), factors its pivot columns and forms its own
 // update matrix in place (one launch for all small fronts, whole in local
-// memory; three launches per 32-column block for the large ones: diagonal
-// block, panel solve, and the rank-32 update by 64 x 64 register-blocked
+// memory; three launches per 64-column block for the large ones: diagonal
+// block, panel solve, and the rank-64 update by 64 x 64 register-blocked
 // tiles across many work-groups). A left-looking method would have each
 // supernode gather from a variable set of descendants with row searches,
 // which batches badly. The cost of multifrontal, the update matrices, is
@@ -40,7 +40,8 @@ var supernodalSource string
 
 // Compile-time sizes of supernodal.cl.
 const (
-	snNB      = 32  // block-column width of large fronts
+	snNB      = 64  // block-column width of large fronts
+	snKC      = 32  // update depth per local-memory pass of sn_syrk
 	snTS      = 64  // update tile (sn_syrk: 256 items, 4 x 4 each)
 	snTR      = 64  // panel rows per sn_trsm group
 	snAsmCols = 16  // front columns per sn_assemble group
@@ -67,8 +68,8 @@ func snSmallF(dev *kernels.Device) int {
 }
 
 func snProgram(dev *kernels.Device) (*kernels.Program, error) {
-	opts := fmt.Sprintf("-DNB=%d -DTS=%d -DTR=%d -DASM_COLS=%d -DSMALLF=%d -DSB=%d -DSOLVE_WG=%d -DSBL=%d -DRCH=%d",
-		snNB, snTS, snTR, snAsmCols, snSmallF(dev), snSB, snSolveWG, snSBL, snRCH)
+	opts := fmt.Sprintf("-DKC=%d -DNB=%d -DTS=%d -DTR=%d -DASM_COLS=%d -DSMALLF=%d -DSB=%d -DSOLVE_WG=%d -DSBL=%d -DRCH=%d",
+		snKC, snNB, snTS, snTR, snAsmCols, snSmallF(dev), snSB, snSolveWG, snSBL, snRCH)
 	return dev.Build(opts, kernels.Source{Name: "sks_status.cl", Text: sparseStatusSource},
 		kernels.Source{Name: "supernodal.cl", Text: supernodalSource})
 }
@@ -533,7 +534,7 @@ func (f *snFactor) run(a *afarray.CSC, amap []int64) error {
 		case snSmall:
 			err = ks[st.kind].Launch([]int{g * snLocal}, []int{snLocal}, f.tasks, t0, f.info, f.L, f.U, ldlt, f.status.buf)
 		case snPotrf:
-			err = ks[st.kind].Launch([]int{g * snLocal}, []int{snLocal}, f.tasks, t0, f.info, f.L, st.k0, ldlt, f.status.buf)
+			err = ks[st.kind].Launch([]int{g * 256}, []int{256}, f.tasks, t0, f.info, f.L, st.k0, ldlt, f.status.buf)
 		case snTrsm:
 			err = ks[st.kind].Launch([]int{g * snTR}, []int{snTR}, f.tasks, t0, f.info, f.L, st.k0, ldlt)
 		case snSyrk:
