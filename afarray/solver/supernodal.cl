@@ -244,6 +244,38 @@ __kernel void sn_syrk(__global const int *task, int t0, __global const long *inf
 	}
 }
 
+// sn_syrk_cpu is sn_syrk for CPU devices (PoCL), which vectorize across
+// work-items: one item per row of a TS x TS tile, reading its row of the
+// panel with unit stride across items and broadcasting the column side,
+// CC columns at a time in registers; no local memory, no barriers.
+__kernel void sn_syrk_cpu(__global const int *task, int t0, __global const long *info, __global double *L, __global double *U,
+			  int k0, int ldlt) {
+	const int4 t = vload4(t0 + get_group_id(0), task);
+	__global const long *is = info + (long)t.x * SI;
+	const int ns = is[S_NS], F = is[S_F];
+	const long lp = is[S_L], up = is[S_U];
+	const int kb = min(NB, ns - k0);
+	const int c0 = k0 + kb;
+	const int r = c0 + t.y * TS + get_local_id(0), cb = c0 + t.z * TS;
+	if (r >= F)
+		return;
+	__global const double *col = L + lp + (long)k0 * F;
+	const int cend = min(min(F, cb + TS), r + 1);
+	for (int c = cb; c < cend; c += CC) {
+		double acc[CC];
+		for (int j = 0; j < CC; j++)
+			acc[j] = 0.0;
+		for (int k = 0; k < kb; k++) {
+			__global const double *ck = col + (long)k * F;
+			const double a = ck[r] * (ldlt ? ck[k0 + k] : 1.0);
+			for (int j = 0; j < CC; j++)
+				acc[j] = fma(a, c + j < cend ? ck[c + j] : 0.0, acc[j]);
+		}
+		for (int j = 0; j < CC && c + j < cend; j++)
+			*front_at(L, U, lp, up, F, ns, r, c + j) -= acc[j];
+	}
+}
+
 // sn_permute gathers y[i] = b[perm[i]] for each right-hand side (columns of
 // length n).
 __kernel void sn_permute(__global const double *b, __global const int *perm, int n, int nrhs, __global double *y) {

@@ -68,7 +68,7 @@ func snSmallF(dev *kernels.Device) int {
 }
 
 func snProgram(dev *kernels.Device) (*kernels.Program, error) {
-	opts := fmt.Sprintf("-DKC=%d -DNB=%d -DTS=%d -DTR=%d -DASM_COLS=%d -DSMALLF=%d -DSB=%d -DSOLVE_WG=%d -DSBL=%d -DRCH=%d",
+	opts := fmt.Sprintf("-DCC=8 -DKC=%d -DNB=%d -DTS=%d -DTR=%d -DASM_COLS=%d -DSMALLF=%d -DSB=%d -DSOLVE_WG=%d -DSBL=%d -DRCH=%d",
 		snKC, snNB, snTS, snTR, snAsmCols, snSmallF(dev), snSB, snSolveWG, snSBL, snRCH)
 	return dev.Build(opts, kernels.Source{Name: "sks_status.cl", Text: sparseStatusSource},
 		kernels.Source{Name: "supernodal.cl", Text: supernodalSource})
@@ -508,6 +508,10 @@ func (f *snFactor) run(a *afarray.CSC, amap []int64) error {
 		return err
 	}
 	names := map[int]string{snAssemble: "sn_assemble", snSmall: "sn_small", snPotrf: "sn_potrf", snTrsm: "sn_trsm", snSyrk: "sn_syrk"}
+	syrkLocal := 256
+	if f.dev.Info().Type == "CPU" {
+		names[snSyrk], syrkLocal = "sn_syrk_cpu", snTS
+	}
 	ks := map[int]*kernels.Kernel{}
 	for kind, name := range names {
 		if ks[kind], err = f.kernel(name); err != nil {
@@ -538,7 +542,7 @@ func (f *snFactor) run(a *afarray.CSC, amap []int64) error {
 		case snTrsm:
 			err = ks[st.kind].Launch([]int{g * snTR}, []int{snTR}, f.tasks, t0, f.info, f.L, st.k0, ldlt)
 		case snSyrk:
-			err = ks[st.kind].Launch([]int{g * 256}, []int{256}, f.tasks, t0, f.info, f.L, f.U, st.k0, ldlt)
+			err = ks[st.kind].Launch([]int{g * syrkLocal}, []int{syrkLocal}, f.tasks, t0, f.info, f.L, f.U, st.k0, ldlt)
 		}
 		if err != nil {
 			return err
