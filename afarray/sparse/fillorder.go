@@ -30,15 +30,7 @@ func FillOrder(a *CSC, method Ordering) (perm []int, used Ordering, nnzL int64, 
 	if err := a.Validate(); err != nil {
 		return nil, "", 0, 0, err
 	}
-	c, err := a.ToCOO()
-	if err != nil {
-		return nil, "", 0, 0, err
-	}
-	// ToCOO drops zero diagonals; they do not change the graph.
-	g, err := newGraph(c)
-	if err != nil {
-		return nil, "", 0, 0, err
-	}
+	g := graphOfCSC(a)
 	var cands []Ordering
 	switch method {
 	case OrderFillAuto, "":

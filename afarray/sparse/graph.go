@@ -117,3 +117,34 @@ func sum32(x []int32) int64 {
 func (g *graph) neighbours(v int32) []int32 { return g.adj[g.ptr[v]:g.ptr[v+1]] }
 
 func (g *graph) degree(v int32) int32 { return g.ptr[v+1] - g.ptr[v] }
+
+// graphOfCSC builds the graph of a symmetric matrix in the CSC layout in
+// O(nnz + n), without sorting: a vertex's neighbours below it come from
+// the columns before it, in increasing order, then its own rows.
+func graphOfCSC(a *CSC) *graph {
+	n := a.N
+	g := &graph{n: n, ptr: make([]int32, n+1), adj: make([]int32, 2*len(a.RowIdx))}
+	for j := 0; j < n; j++ {
+		rows, _ := a.ColRows(j)
+		g.ptr[j+1] += int32(len(rows))
+		for _, r := range rows {
+			g.ptr[r+1]++
+		}
+	}
+	for v := 0; v < n; v++ {
+		g.ptr[v+1] += g.ptr[v]
+	}
+	next := append([]int32(nil), g.ptr[:n]...)
+	for j := 0; j < n; j++ {
+		rows, _ := a.ColRows(j)
+		for _, r := range rows {
+			g.adj[next[r]] = int32(j)
+			next[r]++
+		}
+	}
+	for j := 0; j < n; j++ {
+		rows, _ := a.ColRows(j)
+		next[j] += int32(copy(g.adj[next[j]:], rows))
+	}
+	return g
+}

@@ -132,20 +132,71 @@ func (a *CSR) Permute(perm []int) (*CSR, error) {
 	return b, nil
 }
 
-// Permute returns P a Pᵀ in the CSC layout, in O(nnz + n).
+// Permute returns P a Pᵀ in the CSC layout, in O(nnz + n) plus the
+// sorting of each new column's rows (short for sparse matrices): entries
+// are counted into their new columns, placed, and each column sorted.
 func (a *CSC) Permute(perm []int) (*CSC, error) {
-	c, err := a.ToCOO()
+	if err := a.Validate(); err != nil {
+		return nil, err
+	}
+	inv, err := checkPerm(perm, a.N)
 	if err != nil {
 		return nil, err
 	}
-	p, err := c.Permute(perm)
-	if err != nil {
-		return nil, err
+	n := a.N
+	// New column of each off-diagonal entry: the smaller new index.
+	cnt := make([]int32, n+1)
+	for j := 0; j < n; j++ {
+		rows, _ := a.ColRows(j)
+		nj := inv[j]
+		for _, r := range rows {
+			cnt[min(nj, inv[r])+1]++
+		}
 	}
-	if err := p.Compact(); err != nil {
-		return nil, err
+	b := &CSC{N: n, Elements: make([]float64, len(a.Elements)), ColIdx: make([]int32, n), RowIdx: make([]int32, len(a.RowIdx))}
+	// start[c] is the first off-diagonal slot of new column c in RowIdx;
+	// its diagonal sits at start[c]+c in Elements.
+	start := make([]int32, n+1)
+	for c := 0; c < n; c++ {
+		start[c+1] = start[c] + cnt[c+1]
+		b.ColIdx[c] = start[c] + int32(c)
 	}
-	return cscFromLower(p), nil
+	next := append([]int32(nil), start[:n]...)
+	for j := 0; j < n; j++ {
+		nj := inv[j]
+		b.Elements[b.ColIdx[nj]] = a.Elements[a.ColIdx[j]]
+		rows, vals := a.ColRows(j)
+		for q, r := range rows {
+			c, rr := nj, inv[r]
+			if rr < c {
+				c, rr = rr, c
+			}
+			k := next[c]
+			next[c]++
+			b.RowIdx[k] = int32(rr)
+			b.Elements[int(k)+c+1] = vals[q]
+		}
+	}
+	type entry struct {
+		r int32
+		v float64
+	}
+	var buf []entry
+	for c := 0; c < n; c++ {
+		rows, vals := b.ColRows(c)
+		if slices.IsSorted(rows) {
+			continue
+		}
+		buf = buf[:0]
+		for q, r := range rows {
+			buf = append(buf, entry{r, vals[q]})
+		}
+		slices.SortFunc(buf, func(x, y entry) int { return int(x.r - y.r) })
+		for q, e := range buf {
+			rows[q], vals[q] = e.r, e.v
+		}
+	}
+	return b, nil
 }
 
 // Permute returns P s Pᵀ in the skyline layout. The new skyline is built for
