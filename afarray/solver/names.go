@@ -11,8 +11,10 @@ import (
 // itself in the file that implements it.
 func init() {
 	registerMethod(&methodSpec{name: MethodGaussJordan, label: "GJ", defaultFormat: FormatDense})
-	registerMethod(&methodSpec{name: MethodCholesky, label: "Ch", defaultFormat: FormatSKS})
-	registerMethod(&methodSpec{name: MethodLDLT, label: "LDL", defaultFormat: FormatSKS})
+	// Cholesky and LDLᵀ default to the supernodal storage (supernodal_cholesky.go),
+	// the fastest; the thesis's formats stay for its tables.
+	registerMethod(&methodSpec{name: MethodCholesky, label: "Ch", defaultFormat: FormatSupernodal})
+	registerMethod(&methodSpec{name: MethodLDLT, label: "LDL", defaultFormat: FormatSupernodal})
 	registerMethod(&methodSpec{name: MethodCG, label: "CG", defaultFormat: FormatCSC, iterate: cgIterate})
 
 	registerFormat(&formatSpec{name: FormatDense, label: "D",

@@ -32,6 +32,9 @@ const (
 	FormatDense Format = "dense"
 	FormatCSC   Format = "csc"
 	FormatSKS   Format = "sks"
+
+	// FormatAuto stands for the method's default format.
+	FormatAuto Format = "auto"
 )
 
 // String returns the name.
@@ -317,7 +320,7 @@ func lookup(method Method, format Format, v Variant) (*entry, error) {
 	}
 	spec := methodSpecOf(m)
 	f := spec.defaultFormat
-	if format != "" {
+	if format != "" && format != FormatAuto {
 		if f, err = ParseFormat(string(format)); err != nil {
 			return nil, err
 		}

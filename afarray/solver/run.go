@@ -16,9 +16,9 @@ import (
 type Options struct {
 	// Method is a registered method (Methods): gj, cholesky, ldlt or cg.
 	Method Method
-	// Format is a registered format the method works on; "" means the
-	// method's default (sks for the factorizations, csc for cg, dense for
-	// gj).
+	// Format is a registered format the method works on; "" or "auto"
+	// means the method's default (supernodal for the factorizations, csc
+	// for cg, dense for gj).
 	Format Format
 	// Variant is Fast (default), Thesis, or another registered variant.
 	Variant Variant
@@ -104,6 +104,13 @@ type Report struct {
 	// Shares describes each device's part of a multi-device run (nil on
 	// one device); DeviceBytes is then the sum of their peaks.
 	Shares []DeviceShare
+	// Supernodal factorizations only: nnz(L) (diagonal included, without
+	// amalgamation zeros), the flop count Σ c_j², the number of supernodes
+	// and of assembly-tree levels.
+	NNZL       int64
+	Flops      float64
+	Supernodes int
+	TreeLevels int
 }
 
 // Run solves A x = b with the method, format, variant and ordering named
@@ -467,6 +474,10 @@ func runDirect(rep *Report, clk *phaseClock, e *entry, m any, le int, b *afarray
 	clk.stop(&fac)
 	rep.SymbolicTime = min(st.SymbolicTime, fac)
 	rep.FactorizeTime = fac - rep.SymbolicTime
+	if sn, ok := f.(interface{ SupernodalStats() SupernodalStats }); ok {
+		s := sn.SupernodalStats()
+		rep.NNZL, rep.Flops, rep.Supernodes, rep.TreeLevels = s.NNZL, s.Flops, s.Supernodes, s.Levels
+	}
 	if st.FactorLen > 0 {
 		le = st.FactorLen
 	}

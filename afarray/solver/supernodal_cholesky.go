@@ -5,6 +5,22 @@ import (
 	"github.com/oclsolve/oclsolve/afarray/sparse"
 )
 
+// FormatSupernodal is the supernodal storage of the factor, on a matrix
+// uploaded in the thesis CSC layout: the default format of Cholesky and
+// LDLᵀ. Its "auto" ordering is sparse.OrderFillAuto (the fewer flops of AMD
+// and nested dissection).
+const FormatSupernodal Format = "supernodal"
+
+func init() {
+	registerFormat(&formatSpec{name: FormatSupernodal, label: "SN",
+		defaultOrder: sparse.OrderFillAuto, autoOrder: sparse.OrderFillAuto,
+		upload: uploadCSC, thesisMemory: sparse.ThesisMemoryCSC})
+	register(&entry{method: MethodCholesky, format: FormatSupernodal, variant: Fast,
+		newFactor: func() factorization { return &SupernodalCholesky{} }})
+	register(&entry{method: MethodLDLT, format: FormatSupernodal, variant: Fast,
+		newFactor: func() factorization { return &SupernodalLDLT{} }})
+}
+
 // SupernodalCholesky is the Cholesky factorization P A Pᵀ = L Lᵀ of a
 // symmetric positive definite matrix with a fill-reducing ordering P,
 // stored by supernodes (dense column blocks) and computed on the device by
@@ -45,8 +61,21 @@ func (c *SupernodalCholesky) Solve(b *afarray.Array) (*afarray.Array, error) { r
 // sparse.Supernodal describes.
 func (c *SupernodalCholesky) L() (*sparse.Supernodal, []float64, error) { return c.f.factor() }
 
-// Stats describes the factorization and the last solve.
-func (c *SupernodalCholesky) Stats() SupernodalStats { return c.f.stats }
+// Stats describes the factorization and the last solve in the terms
+// common to every factor type (FactorLen is the stored length of L's
+// blocks, Levels the assembly tree's depth, BlockWidth the large fronts'
+// block width).
+func (c *SupernodalCholesky) Stats() FactorStats { return c.f.factorStats() }
+
+// SupernodalStats gives the details: ordering, nnz(L), flops, supernodes,
+// levels, device memory.
+func (c *SupernodalCholesky) SupernodalStats() SupernodalStats { return c.f.stats }
+
+// factorizeOwned is Factorize for Run (the registry's factorization): Run
+// has already applied the ordering, so only the postorder is added.
+func (c *SupernodalCholesky) factorizeOwned(m any, _ Variant) error {
+	return c.Factorize(m.(*afarray.CSC), sparse.OrderNatural)
+}
 
 // Release frees the factor's device memory.
 func (c *SupernodalCholesky) Release() { c.f.release() }
@@ -77,8 +106,21 @@ func (c *SupernodalLDLT) Solve(b *afarray.Array) (*afarray.Array, error) { retur
 // diagonals, laid out as sparse.Supernodal describes.
 func (c *SupernodalLDLT) LD() (*sparse.Supernodal, []float64, error) { return c.f.factor() }
 
-// Stats describes the factorization and the last solve.
-func (c *SupernodalLDLT) Stats() SupernodalStats { return c.f.stats }
+// Stats describes the factorization and the last solve in the terms
+// common to every factor type (FactorLen is the stored length of L's
+// blocks, Levels the assembly tree's depth, BlockWidth the large fronts'
+// block width).
+func (c *SupernodalLDLT) Stats() FactorStats { return c.f.factorStats() }
+
+// SupernodalStats gives the details: ordering, nnz(L), flops, supernodes,
+// levels, device memory.
+func (c *SupernodalLDLT) SupernodalStats() SupernodalStats { return c.f.stats }
+
+// factorizeOwned is Factorize for Run (the registry's factorization): Run
+// has already applied the ordering, so only the postorder is added.
+func (c *SupernodalLDLT) factorizeOwned(m any, _ Variant) error {
+	return c.Factorize(m.(*afarray.CSC), sparse.OrderNatural)
+}
 
 // Release frees the factor's device memory.
 func (c *SupernodalLDLT) Release() { c.f.release() }

@@ -383,6 +383,13 @@ func (s SupernodalStats) String() string {
 		s.N, s.Ordering, s.NNZL, s.Flops, s.Supernodes, s.Levels, s.OrderTime, s.SymbolicTime, s.FactorTime, s.FactorLaunches, s.SolveTime, s.SolveLaunches)
 }
 
+func (f *snFactor) factorStats() FactorStats {
+	s := f.stats
+	return FactorStats{Variant: Fast, N: s.N, FactorLen: int(s.Stored), SymbolicTime: s.OrderTime + s.SymbolicTime,
+		FactorTime: s.FactorTime, FactorLaunches: s.FactorLaunches, Levels: s.Levels, BlockWidth: snNB,
+		Solves: s.Solves, SolveTime: s.SolveTime, SolveLaunches: s.SolveLaunches}
+}
+
 func (f *snFactor) name() string {
 	if f.ldlt {
 		return "SupernodalLDLT"

@@ -70,7 +70,7 @@ func TestSupernodalLarge(t *testing.T) {
 					t.Fatalf("%s: %v", name, err)
 				}
 			}
-			st := f.Stats()
+			st := f.SupernodalStats()
 			if os.Getenv("OCLSOLVE_SN_PROFILE_TOO") != "" {
 				// One more factorization, waiting after every step,
 				// for the time per kind of step.
@@ -80,7 +80,7 @@ func TestSupernodalLarge(t *testing.T) {
 					t.Fatalf("%s: %v", name, err)
 				}
 				os.Unsetenv("OCLSOLVE_SN_PROFILE")
-				st.Profile = f.Stats().Profile
+				st.Profile = f.SupernodalStats().Profile
 			}
 			var x *afarray.Array
 			var solve time.Duration
@@ -96,7 +96,7 @@ func TestSupernodalLarge(t *testing.T) {
 			}
 			be := sparseBackwardError(t, c, sparseHost(t, x), b)
 			x.Release()
-			st.SolveLaunches = f.Stats().SolveLaunches
+			st.SolveLaunches = f.SupernodalStats().SolveLaunches
 			out, _ := json.Marshal(map[string]any{
 				"system": name, "method": sksMethod(ldlt), "device": dev.Name(), "n": c.Rows, "ordering": st.Ordering,
 				"nnz_l": st.NNZL, "stored": st.Stored, "flops": st.Flops, "supernodes": st.Supernodes, "levels": st.Levels,

@@ -18,7 +18,7 @@ type snFactorizer interface {
 	Factorize(a *afarray.CSC, ordering sparse.Ordering) error
 	SolveTo(dst, b *afarray.Array) error
 	Solve(b *afarray.Array) (*afarray.Array, error)
-	Stats() SupernodalStats
+	SupernodalStats() SupernodalStats
 	Release()
 }
 
@@ -35,14 +35,14 @@ func snSolve(tb testing.TB, c *sparse.COO, ldlt bool, ordering sparse.Ordering, 
 	f := newSNFactor(ldlt)
 	defer f.Release()
 	if err := f.Factorize(a, ordering); err != nil {
-		return nil, f.Stats(), err
+		return nil, f.SupernodalStats(), err
 	}
 	x, err := f.Solve(sparseVector(tb, b))
 	if err != nil {
-		return nil, f.Stats(), err
+		return nil, f.SupernodalStats(), err
 	}
 	defer x.Release()
-	return sparseHost(tb, x), f.Stats(), nil
+	return sparseHost(tb, x), f.SupernodalStats(), nil
 }
 
 // TestSupernodalL compares the supernodal L (every ordering, fronts small

@@ -17,12 +17,29 @@ const (
 	OrderNone Ordering = "none"
 	// OrderFillAuto computes AMD and nested dissection and keeps the one
 	// whose factor needs fewer flops (predicted exactly from column counts),
-	// the smaller nnz(L) on a tie.
-	OrderFillAuto Ordering = "auto"
+	// the smaller nnz(L) on a tie. It is what "auto" means for supernodal
+	// storage; FillOrder also takes "auto" and "" for it.
+	OrderFillAuto Ordering = "fill"
 )
 
+// The fill-reducing orderings join Order's registry, so that solver.Run
+// and `oclsolve solve --order amd|nd|fill` reach them.
+func init() {
+	for _, o := range []Ordering{OrderAMD, OrderND, OrderFillAuto} {
+		RegisterOrdering(o, func(c *COO) ([]int, error) {
+			a, err := CSCFromCOO(c)
+			if err != nil {
+				return nil, err
+			}
+			p, _, _, _, err := FillOrder(a, o)
+			return p, err
+		})
+	}
+}
+
 // FillOrder returns the permutation for a fill-reducing ordering of the
-// symmetric matrix a (amd, nd, rcm, natural/none, or auto; "" means auto),
+// symmetric matrix a (amd, nd, rcm, natural/none, or fill, also spelled
+// auto or ""),
 // the ordering actually used, and the predicted nnz(L) and flops of the
 // factor in that order. The permutation follows this package's convention
 // (perm[new] = old).
@@ -33,14 +50,14 @@ func FillOrder(a *CSC, method Ordering) (perm []int, used Ordering, nnzL int64, 
 	g := graphOfCSC(a)
 	var cands []Ordering
 	switch method {
-	case OrderFillAuto, "":
+	case OrderFillAuto, OrderAuto, "":
 		cands = []Ordering{OrderAMD, OrderND}
 	case OrderAMD, OrderND, OrderRCM:
 		cands = []Ordering{method}
 	case OrderNatural, OrderNone:
 		cands = []Ordering{OrderNatural}
 	default:
-		return nil, "", 0, 0, fmt.Errorf("%w: unknown ordering %q (want amd, nd, rcm, none or auto)", ErrUnsupported, method)
+		return nil, "", 0, 0, fmt.Errorf("%w: unknown ordering %q (want amd, nd, rcm, none or fill)", ErrUnsupported, method)
 	}
 	for _, m := range cands {
 		var p []int

@@ -132,6 +132,10 @@ type solveOutcome struct {
 	// bounds its accuracy (see accuracyLimit).
 	Single bool
 	Shares []solver.DeviceShare // one per device of a multi-device run
+	// Supernodal factorizations only.
+	NNZL                   int64
+	Flops                  float64
+	Supernodes, TreeLevels int
 }
 
 // solveReport is what `oclsolve solve --json` prints. The field names are
@@ -156,6 +160,7 @@ type solveOutcome struct {
 //	error                    why the answer must not be trusted (the command then
 //	                         exits 3 for CG that did not converge, 4 for a direct
 //	                         method whose backward error exceeds its limit)
+//	nnz_l, flops, supernodes, levels  supernodal format: nnz(L), Σ c_j², supernodes, assembly-tree levels
 type solveReport struct {
 	Source           string              `json:"source"`
 	N                int                 `json:"n"`
@@ -182,6 +187,11 @@ type solveReport struct {
 	Devices          []deviceShareReport `json:"devices,omitempty"`
 	// PETSc describes a run of --engine petsc (solve_petsc.go).
 	PETSc *petscReport `json:"petsc,omitempty"`
+	// Supernodal factorizations only.
+	NNZL       int64   `json:"nnz_l,omitempty"`
+	Flops      float64 `json:"flops,omitempty"`
+	Supernodes int     `json:"supernodes,omitempty"`
+	Levels     int     `json:"levels,omitempty"`
 }
 
 func init() {
@@ -214,7 +224,7 @@ func runSolve(args []string) error {
 	fs := newFlagSet("solve")
 	var o solveOptions
 	fs.StringVar(&o.Method, "method", "cholesky", "solution method: "+methodNames())
-	fs.StringVar(&o.Format, "format", "", "storage format (default: the method's first)")
+	fs.StringVar(&o.Format, "format", "", "storage format (default or auto: the method's first)")
 	fs.StringVar(&o.Variant, "variant", "", "implementation variant (default: the method's first)")
 	fs.StringVar(&o.Order, "order", "auto", "symmetric reordering: "+orderNames()+" (none is natural; auto the better of natural and rcm)")
 	fs.Float64Var(&o.Tol, "tol", 0, "CG: tolerance (default 1e-8 on ||r||/||b|| for fast, 1e-6 on ||r|| for thesis)")
@@ -255,7 +265,7 @@ func runSolve(args []string) error {
 	if !ok {
 		return fmt.Errorf("%w: unknown method %q (want %s)", errUsage, o.Method, methodNames())
 	}
-	if o.Format == "" {
+	if o.Format == "" || o.Format == "auto" {
 		o.Format = m.formats[0]
 	}
 	if o.Variant == "" {
@@ -567,6 +577,7 @@ func makeReport(p *solveProblem, o *solveOptions, m *solveMethod, out *solveOutc
 		Ordering: out.Ordering, Times: out.Times, DeviceBytes: out.DeviceBytes,
 		ThesisMemoryMB: out.ThesisMemory / 1e6, Iterations: out.Iterations,
 		ResidualHistory: out.ResidualHistory, Notes: out.Notes, Converged: out.Converged,
+		NNZL: out.NNZL, Flops: out.Flops, Supernodes: out.Supernodes, Levels: out.TreeLevels,
 	}
 	if out.Format != "" {
 		rep.Format = out.Format
@@ -625,6 +636,9 @@ func printReport(w io.Writer, r *solveReport) {
 	fmt.Fprintf(w, "              factorize %.4f  solve %.4f  download %.4f  other %.4f  total %.4f\n",
 		t.Factorize, t.Solve, t.Download, t.Other, t.Total)
 	fmt.Fprintf(w, "memory        device peak %.2f MB, thesis formula %.2f MB\n", float64(r.DeviceBytes)/1e6, r.ThesisMemoryMB)
+	if r.Supernodes > 0 {
+		fmt.Fprintf(w, "factor        nnz(L) %d, %.3g flops, %d supernodes, %d levels\n", r.NNZL, r.Flops, r.Supernodes, r.Levels)
+	}
 	for _, d := range r.Devices {
 		fmt.Fprintf(w, "  on          %s: rows %d, nnz %d, halo %d, send %d, peak %.2f MB\n",
 			d.Device, d.Rows, d.NNZ, d.Halo, d.Send, float64(d.PeakBytes)/1e6)
