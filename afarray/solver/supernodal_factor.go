@@ -86,8 +86,8 @@ const (
 
 // Kinds of steps in the solve schedules.
 const (
-	snFwdSmall = iota // sn_forward, whole supernodes
-	snFwdGather       // sn_forward, gather only (large supernodes)
+	snFwdSmall  = iota // sn_forward, whole supernodes
+	snFwdGather        // sn_forward, gather only (large supernodes)
 	snFwdTrsv
 	snFwdGemv
 	snFwdDiag
