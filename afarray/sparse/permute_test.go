@@ -149,7 +149,7 @@ func TestRCMProperties(t *testing.T) {
 			t.Fatalf("%s: %v %v %v", m, p, used, err)
 		}
 	}
-	if _, _, err := Order(c, "amd"); !errors.Is(err, ErrUnsupported) {
+	if _, _, err := Order(c, "colamd"); !errors.Is(err, ErrUnsupported) {
 		t.Fatalf("unknown ordering: %v", err)
 	}
 	// The automatic choices: natural where RCM is worse (nos3), RCM where
