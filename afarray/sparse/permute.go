@@ -153,18 +153,18 @@ func (a *CSC) Permute(perm []int) (*CSC, error) {
 			cnt[min(nj, inv[r])+1]++
 		}
 	}
-	b := &CSC{N: n, Elements: make([]float64, len(a.Elements)), ColIdx: make([]int32, n), RowIdx: make([]int32, len(a.RowIdx))}
+	b := &CSC{N: n, Elements: make([]float64, len(a.Elements)), DiagPos: make([]int32, n), RowIdx: make([]int32, len(a.RowIdx))}
 	// start[c] is the first off-diagonal slot of new column c in RowIdx;
 	// its diagonal sits at start[c]+c in Elements.
 	start := make([]int32, n+1)
 	for c := 0; c < n; c++ {
 		start[c+1] = start[c] + cnt[c+1]
-		b.ColIdx[c] = start[c] + int32(c)
+		b.DiagPos[c] = start[c] + int32(c)
 	}
 	next := append([]int32(nil), start[:n]...)
 	for j := 0; j < n; j++ {
 		nj := inv[j]
-		b.Elements[b.ColIdx[nj]] = a.Elements[a.ColIdx[j]]
+		b.Elements[b.DiagPos[nj]] = a.Elements[a.DiagPos[j]]
 		rows, vals := a.ColRows(j)
 		for q, r := range rows {
 			c, rr := nj, inv[r]
