@@ -2,10 +2,12 @@ package solver
 
 import (
 	_ "embed"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/oclsolve/oclsolve/afarray/sparse"
@@ -414,7 +416,11 @@ func (p *mcgPart) upload(csr *sparse.CSR, b, dinv []float64) error {
 	return nil
 }
 
-// mcgIterate runs the iteration (see CGMulti) and downloads x.
+// mcgIterate runs the iteration (see CGMulti) and downloads x. Each
+// phase runs on every device at once, one goroutine per device: write the
+// halo, launch, flush, read the partials; the host then sums the partials
+// in device order. So the devices' round trips overlap instead of adding
+// up.
 func mcgIterate(parts []*mcgPart, n int, tol float64, maxIter int, jacobi bool) ([]float64, *CGResult, error) {
 	jac := 0
 	if jacobi {
@@ -428,31 +434,42 @@ func mcgIterate(parts []*mcgPart, n int, tol float64, maxIter int, jacobi bool) 
 		return s
 	}
 	startLaunches := launches()
-	flushAll := func() error {
-		for _, p := range parts {
-			if err := p.dev.Flush(); err != nil {
+	errs := make([]error, len(parts))
+	// onAll runs f on every part concurrently and returns the first error.
+	onAll := func(f func(p *mcgPart) error) error {
+		if len(parts) == 1 {
+			return f(parts[0])
+		}
+		var wg sync.WaitGroup
+		for i, p := range parts {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs[i] = f(p)
+			}()
+		}
+		wg.Wait()
+		return errors.Join(errs...)
+	}
+	lm := func(p *mcgPart) kernels.Local { return kernels.Local(8 * p.local) }
+	// gatherRead launches the gather of z's send values and reads the r'z
+	// and r'r partials with them.
+	gatherRead := func(p *mcgPart) error {
+		if len(p.send) > 0 {
+			if err := p.kGather.Launch([]int{groupsFor(len(p.send), p.local) * p.local}, []int{p.local},
+				len(p.send), 2*p.groups, p.sendIdx, p.z, p.out); err != nil {
 				return err
 			}
 		}
-		return nil
-	}
-	gather := func(p *mcgPart) error {
-		if len(p.send) == 0 {
-			return nil
+		if err := p.dev.Flush(); err != nil {
+			return err
 		}
-		return p.kGather.Launch([]int{groupsFor(len(p.send), p.local) * p.local}, []int{p.local},
-			len(p.send), 2*p.groups, p.sendIdx, p.z, p.out)
+		return p.out.Read(0, p.outHost)
 	}
-	// exchange reads every device's r'z and r'r partials and send values,
-	// returns the sums, and writes every device's halo of z.
-	exchange := func() (rz, rr float64, err error) {
-		if err := flushAll(); err != nil {
-			return 0, 0, err
-		}
+	// sums adds the r'z and r'r partials of every part, in part order, and
+	// assembles each part's halo values from the owners' send values.
+	sums := func() (rz, rr float64) {
 		for _, p := range parts {
-			if err := p.out.Read(0, p.outHost); err != nil {
-				return 0, 0, err
-			}
 			for _, v := range p.outHost[:p.groups] {
 				rz += v
 			}
@@ -461,33 +478,30 @@ func mcgIterate(parts []*mcgPart, n int, tol float64, maxIter int, jacobi bool) 
 			}
 		}
 		for _, p := range parts {
-			if len(p.halo) == 0 {
-				continue
-			}
 			for h := range p.halo {
 				src := parts[p.fromPart[h]]
 				p.haloHost[h] = src.outHost[2*src.groups+int(p.fromPos[h])]
 			}
-			if err := p.z.Write(int64(8*p.m), p.haloHost); err != nil {
-				return 0, 0, err
-			}
 		}
-		return rz, rr, nil
+		return rz, rr
 	}
-	lm := func(p *mcgPart) kernels.Local { return kernels.Local(8 * p.local) }
+	writeHalo := func(p *mcgPart) error {
+		if len(p.halo) == 0 {
+			return nil
+		}
+		return p.z.Write(int64(8*p.m), p.haloHost)
+	}
 
-	for _, p := range parts {
+	err := onAll(func(p *mcgPart) error {
 		if err := p.kInit.Launch([]int{p.groups * p.local}, []int{p.local}, p.m, jac, p.b, p.dinv, p.x, p.r, p.z, p.out, lm(p)); err != nil {
-			return nil, nil, err
+			return err
 		}
-		if err := gather(p); err != nil {
-			return nil, nil, err
-		}
-	}
-	rz, rr, err := exchange()
+		return gatherRead(p)
+	})
 	if err != nil {
 		return nil, nil, err
 	}
+	rz, rr := sums()
 	rr0 := rr
 	hist := []float64{1}
 	if rr0 == 0 {
@@ -504,20 +518,24 @@ func mcgIterate(parts []*mcgPart, n int, tol float64, maxIter int, jacobi bool) 
 		if it > 0 {
 			beta = rz / rzOld
 		}
-		for _, p := range parts {
+		err := onAll(func(p *mcgPart) error {
+			if err := writeHalo(p); err != nil {
+				return err
+			}
 			if err := p.kStep.Launch([]int{p.groups * p.local}, []int{p.local}, p.m, p.ext, beta, p.rowptr, p.col, p.val,
 				p.z, p.p[it%2], p.p[(it+1)%2], p.q, p.out, p.team, lm(p)); err != nil {
-				return nil, nil, err
+				return err
 			}
-		}
-		if err := flushAll(); err != nil {
+			if err := p.dev.Flush(); err != nil {
+				return err
+			}
+			return p.out.Read(0, p.outHost[:p.groups])
+		})
+		if err != nil {
 			return nil, nil, err
 		}
 		pq := 0.0
 		for _, p := range parts {
-			if err := p.out.Read(0, p.outHost[:p.groups]); err != nil {
-				return nil, nil, err
-			}
 			for _, v := range p.outHost[:p.groups] {
 				pq += v
 			}
@@ -529,19 +547,18 @@ func mcgIterate(parts []*mcgPart, n int, tol float64, maxIter int, jacobi bool) 
 			return nil, nil, fmt.Errorf("%w: CG found p'Ap = %g <= 0 at iteration %d", ErrNotPositiveDefinite, pq, it)
 		}
 		alpha := rz / pq
-		for _, p := range parts {
+		err = onAll(func(p *mcgPart) error {
 			if err := p.kUpd.Launch([]int{p.groups * p.local}, []int{p.local}, p.m, alpha, jac, p.x, p.r, p.z,
 				p.p[(it+1)%2], p.q, p.dinv, p.out, lm(p)); err != nil {
-				return nil, nil, err
+				return err
 			}
-			if err := gather(p); err != nil {
-				return nil, nil, err
-			}
-		}
-		rzOld = rz
-		if rz, rr, err = exchange(); err != nil {
+			return gatherRead(p)
+		})
+		if err != nil {
 			return nil, nil, err
 		}
+		rzOld = rz
+		rz, rr = sums()
 		rel := math.Sqrt(rr)
 		if rr0 > 0 {
 			rel = math.Sqrt(rr / rr0)
