@@ -416,6 +416,10 @@ func (p *mcgPart) upload(csr *sparse.CSR, b, dinv []float64) error {
 	return nil
 }
 
+// mcgSerial makes mcgIterate visit the devices one after the other in each
+// phase (BenchmarkCGMultiModel2 compares).
+var mcgSerial bool
+
 // mcgIterate runs the iteration (see CGMulti) and downloads x. Each
 // phase runs on every device at once, one goroutine per device: write the
 // halo, launch, flush, read the partials; the host then sums the partials
@@ -437,8 +441,13 @@ func mcgIterate(parts []*mcgPart, n int, tol float64, maxIter int, jacobi bool) 
 	errs := make([]error, len(parts))
 	// onAll runs f on every part concurrently and returns the first error.
 	onAll := func(f func(p *mcgPart) error) error {
-		if len(parts) == 1 {
-			return f(parts[0])
+		if len(parts) == 1 || mcgSerial {
+			for _, p := range parts {
+				if err := f(p); err != nil {
+					return err
+				}
+			}
+			return nil
 		}
 		var wg sync.WaitGroup
 		for i, p := range parts {
