@@ -10,8 +10,8 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/oclsolve/oclsolve/repl/display"
 	"github.com/oclsolve/oclsolve/repl"
+	"github.com/oclsolve/oclsolve/repl/display"
 )
 
 // Sink receives what a cell produces while it runs.

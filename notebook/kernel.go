@@ -16,8 +16,8 @@ import (
 	"github.com/go-zeromq/zmq4"
 	"golang.org/x/sys/unix"
 
-	"github.com/oclsolve/oclsolve/repl/display"
 	"github.com/oclsolve/oclsolve/repl"
+	"github.com/oclsolve/oclsolve/repl/display"
 )
 
 // ConnectionInfo is the connection file Jupyter writes for a kernel.

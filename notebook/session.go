@@ -1,8 +1,8 @@
 package notebook
 
 import (
-	"github.com/oclsolve/oclsolve/repl/display"
 	"github.com/oclsolve/oclsolve/repl"
+	"github.com/oclsolve/oclsolve/repl/display"
 )
 
 // Session is what the kernel and the headless runner execute cells with:

@@ -82,9 +82,10 @@ type worker struct {
 
 	out, err *pump
 
-	dead   chan struct{} // closed when the process is gone and its output read
-	reason string        // why it ended; set before dead is closed
-	killed atomic.Value  // string: why the supervisor killed it, if it did
+	dead    chan struct{} // closed when the process is gone and its output read
+	reason  string        // why it ended; set before dead is closed
+	killed  atomic.Value  // string: why the supervisor killed it, if it did
+	closing atomic.Bool   // Close asked it to end
 
 	interruptedAt atomic.Int64 // unix nanoseconds of the first interrupt of the running cell, or 0
 	cellID        atomic.Int64 // the running execute request, or 0
@@ -145,7 +146,9 @@ func (s *Supervisor) startWorker() (*worker, error) {
 		w.out.wait(2 * time.Second)
 		w.err.wait(2 * time.Second)
 		w.reason = exitReason(waitErr, w.err.verdicts(), w.killed.Load())
-		s.log.Printf("worker %d ended: %s", cmd.Process.Pid, w.reason)
+		if !w.closing.Load() || waitErr != nil {
+			s.log.Printf("worker %d ended: %s", cmd.Process.Pid, w.reason)
+		}
 		close(w.dead)
 	}()
 	select {
@@ -376,6 +379,7 @@ func (s *Supervisor) Close() error {
 	if w == nil {
 		return nil
 	}
+	w.closing.Store(true)
 	w.reqW.Close()
 	select {
 	case <-w.dead:

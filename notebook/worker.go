@@ -9,8 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/oclsolve/oclsolve/repl/display"
 	"github.com/oclsolve/oclsolve/repl"
+	"github.com/oclsolve/oclsolve/repl/display"
 )
 
 // The worker process runs the interpreter for a Supervisor. It is the same
