@@ -194,8 +194,9 @@ inline void panel_step(const int N, const int k, const int j, const int pivot, _
 // grid_sync is a barrier across the work-groups of one launch: a counter
 // that every group increments once per phase and waits on until all have.
 // It is only safe when every group of the launch is resident at once: the
-// Go side launches at most a few groups per compute unit on a GPU, and a
-// single group elsewhere (where it is a no-op).
+// Go side (panelGroups in lu.go) launches several groups only on NVIDIA and
+// AMD GPUs on their vendors' platforms, at most a few per compute unit, and
+// a single group elsewhere (where it is a no-op).
 inline void grid_sync(volatile __global int *count, const int target) {
 	barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
 	if (get_num_groups(0) > 1 && get_local_id(0) == 0) {

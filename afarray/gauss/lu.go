@@ -198,6 +198,41 @@ func luProgram(dev *kernels.Device, nb int) (*kernels.Program, error) {
 		kernels.Source{Name: "trsv.cl", Text: trsvSource})
 }
 
+// panelGroups is the most work-groups of local items the panel launch may
+// use on a device. The panel's groups wait for each other at a grid-wide
+// barrier (grid_sync in lu.cl), which only ends if every group of the
+// launch is resident at once; OpenCL promises nothing of the kind, so the
+// multi-group panel is kept to devices where it is known to hold:
+//
+//   - NVIDIA GPUs on NVIDIA's CUDA platform and AMD GPUs on AMD's platforms,
+//     whose compute units are streaming multiprocessors / compute units
+//     that each hold several groups of up to 1024 items at once (the panel
+//     needs a few KiB of local memory and no more registers than any
+//     kernel may use), and whose schedulers start every group of a launch
+//     once earlier kernels' groups finish, so a waiting group never starves
+//     another;
+//   - at most luPanelGroupsPerCU groups per compute unit, never more than
+//     luPanelMaxGroups, and groups of at most 256 items.
+//
+// Everything else runs the panel as one group, where the barrier is a
+// no-op: CPUs (PoCL runs groups one after the other on as many threads as
+// cores), Intel GPUs (they report execution units as compute units, several
+// of which one group occupies), Apple, ARM Mali, Qualcomm Adreno, PoCL's
+// CUDA and Level Zero back-ends and any unknown platform.
+func panelGroups(info kernels.DeviceInfo, local int) int {
+	if !strings.Contains(strings.ToUpper(info.Type), "GPU") || local > 256 || info.ComputeUnits < 1 {
+		return 1
+	}
+	vendor, platform := strings.ToUpper(info.Vendor), strings.ToUpper(info.Platform)
+	nvidia := strings.Contains(vendor, "NVIDIA") && strings.Contains(platform, "NVIDIA CUDA")
+	amd := (strings.Contains(vendor, "ADVANCED MICRO DEVICES") || strings.Contains(vendor, "AMD")) &&
+		strings.Contains(platform, "AMD")
+	if !nvidia && !amd {
+		return 1
+	}
+	return max(1, min(luPanelMaxGroups, luPanelGroupsPerCU*info.ComputeUnits))
+}
+
 // factorBlocked enqueues the launches of every panel. It allocates the
 // panel's scratch: the row marks of implicit pivoting, the chosen rows and
 // the per-work-group maxima passed from one column step to the next.
@@ -225,14 +260,7 @@ func factorBlocked(dev *kernels.Device, prog *kernels.Program, a, ipiv, status *
 	}
 	pl := floorPow2(min(luPanelLocal, panel.MaxWorkGroupSize()))
 	sl := floorPow2(min(luSwapLocal, swap.MaxWorkGroupSize()))
-	// The panel's groups wait for each other (grid_sync in lu.cl), so all
-	// must be resident at once: a few per compute unit on a GPU, one
-	// elsewhere (PoCL runs groups on as many threads as cores and gives no
-	// such promise).
-	maxGroups := 1
-	if isGPU(dev) {
-		maxGroups = max(1, min(luPanelMaxGroups, luPanelGroupsPerCU*dev.Info().ComputeUnits))
-	}
+	maxGroups := panelGroups(dev.Info(), pl)
 
 	var scratch []*kernels.Buffer
 	defer func() {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/oclsolve/oclsolve/kernels"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -66,5 +67,35 @@ func TestLUFactorizeSolveTo(t *testing.T) {
 				t.Errorf("after Release: %v, order %d", err, lu.Order())
 			}
 		})
+	}
+}
+
+// The multi-group panel (a grid-wide barrier) runs only where every group
+// of the launch is known to be resident at once; everything else gets one
+// group, whose barrier is a no-op.
+func TestPanelGroupsOnlyWhereCoResident(t *testing.T) {
+	for _, c := range []struct {
+		name                   string
+		typ, vendor, platform  string
+		units, local, wantMore int // wantMore: 1 expects a single group, 0 several
+	}{
+		{"H100", "GPU", "NVIDIA Corporation", "NVIDIA CUDA", 132, 256, 0},
+		{"MI250", "GPU", "Advanced Micro Devices, Inc.", "AMD Accelerated Parallel Processing", 104, 256, 0},
+		{"Intel Arc", "GPU", "Intel(R) Corporation", "Intel(R) OpenCL Graphics", 512, 256, 1},
+		{"PoCL CPU", "CPU", "GenuineIntel", "Portable Computing Language", 2, 256, 1},
+		{"PoCL CUDA", "GPU", "NVIDIA Corporation", "Portable Computing Language", 132, 256, 1},
+		{"rusticl AMD", "GPU", "AMD", "rusticl", 60, 256, 1},
+		{"Apple", "GPU", "Apple", "Apple", 10, 256, 1},
+		{"big groups", "GPU", "NVIDIA Corporation", "NVIDIA CUDA", 132, 1024, 1},
+		{"no units", "GPU", "NVIDIA Corporation", "NVIDIA CUDA", 0, 256, 1},
+	} {
+		info := kernels.DeviceInfo{Type: c.typ, Vendor: c.vendor, Platform: c.platform, ComputeUnits: c.units}
+		g := panelGroups(info, c.local)
+		if c.wantMore == 1 && g != 1 {
+			t.Errorf("%s: %d groups, want 1", c.name, g)
+		}
+		if c.wantMore == 0 && (g < 2 || g > luPanelMaxGroups || g > luPanelGroupsPerCU*c.units) {
+			t.Errorf("%s: %d groups, want 2..%d", c.name, g, min(luPanelMaxGroups, luPanelGroupsPerCU*c.units))
+		}
 	}
 }
