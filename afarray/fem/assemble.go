@@ -71,121 +71,178 @@ func Assemble(mesh *Mesh, mat Material, num Numbering) (*System, error) {
 	if num != Natural && num != RCM {
 		return nil, fmt.Errorf("%w: unknown numbering %d", ErrMesh, int(num))
 	}
-	nn := mesh.NumNodes()
-	workers := runtime.GOMAXPROCS(0)
+	as := &assembly{mesh: mesh, nn: mesh.NumNodes(), workers: runtime.GOMAXPROCS(0)}
+	if err := as.incidence(); err != nil {
+		return nil, err
+	}
+	// Node adjacency (including the node itself), sorted, original numbering.
+	as.adjPtr, as.adj = nodeGraph(mesh.Elems, as.nePtr, as.neIdx, as.nn, as.workers)
+	if err := as.number(num); err != nil {
+		return nil, err
+	}
+	if err := as.equations(); err != nil {
+		return nil, err
+	}
+	as.neighbours()
+	if err := as.columns(); err != nil {
+		return nil, err
+	}
+	if err := as.elementMatrices(mat); err != nil {
+		return nil, err
+	}
+	as.fill()
+	return &System{
+		Numbering:    num,
+		Material:     mat,
+		K:            &sparse.COO{Rows: as.n, Cols: as.n, I: as.I, J: as.J, V: as.V},
+		F:            as.loads(),
+		NumDOF:       as.n,
+		Mesh:         mesh,
+		Equation:     as.eq,
+		AssemblyTime: time.Since(start),
+	}, nil
+}
 
-	// Node → element incidence, CSR.
-	nePtr := make([]int32, nn+1)
+// assembly is the state of one Assemble, built phase by phase.
+type assembly struct {
+	mesh        *Mesh
+	nn, workers int
+	n           int // equations
+
+	nePtr, neIdx       []int32 // node → element incidence, CSR
+	adjPtr, adj        []int32 // node adjacency, CSR, original numbering
+	order, newOf       []int32 // node order and its inverse
+	eq, firstEq, nfree []int32 // equation of each DOF (-1 fixed), first equation and free DOFs of each node
+	nbr, offs          []int32 // per adjacency entry: new index, row offset within the owner's columns
+	height             []int64 // rows per column of each node
+	colPtr             []int64 // column pointers in equation order
+	kind               []int32 // element → its shape
+	kes                [][576]float64
+	I, J               []int32
+	V                  []float64
+}
+
+// incidence builds the node → element incidence and rejects a free DOF on a
+// node of no element (it would give K an empty column).
+func (as *assembly) incidence() error {
+	nn, mesh := as.nn, as.mesh
+	as.nePtr = make([]int32, nn+1)
 	for _, v := range mesh.Elems {
-		nePtr[v+1]++
+		as.nePtr[v+1]++
 	}
 	for i := 0; i < nn; i++ {
-		nePtr[i+1] += nePtr[i]
+		as.nePtr[i+1] += as.nePtr[i]
 	}
-	neIdx := make([]int32, len(mesh.Elems))
-	fill := slices.Clone(nePtr[:nn])
+	as.neIdx = make([]int32, len(mesh.Elems))
+	fill := slices.Clone(as.nePtr[:nn])
 	for k, v := range mesh.Elems {
-		neIdx[fill[v]] = int32(k / 8)
+		as.neIdx[fill[v]] = int32(k / 8)
 		fill[v]++
 	}
-
-	// A free DOF on a node of no element would give K an empty column.
 	for v := 0; v < nn; v++ {
-		if nePtr[v+1] == nePtr[v] && !(mesh.Fixed[3*v] && mesh.Fixed[3*v+1] && mesh.Fixed[3*v+2]) {
-			return nil, fmt.Errorf("%w: node %d belongs to no element but has free DOFs", ErrMesh, v)
+		if as.nePtr[v+1] == as.nePtr[v] && !(mesh.Fixed[3*v] && mesh.Fixed[3*v+1] && mesh.Fixed[3*v+2]) {
+			return fmt.Errorf("%w: node %d belongs to no element but has free DOFs", ErrMesh, v)
 		}
 	}
+	return nil
+}
 
-	// Node adjacency (including the node itself), sorted, original numbering.
-	adjPtr, adj := nodeGraph(mesh.Elems, nePtr, neIdx, nn, workers)
-
-	// Node order and its inverse.
-	var order []int32
+// number computes the node order (natural or RCM) and its inverse.
+func (as *assembly) number(num Numbering) error {
 	if num == RCM {
 		var err error
-		if order, err = rcmOrder(adjPtr, adj); err != nil {
-			return nil, err
+		if as.order, err = rcmOrder(as.adjPtr, as.adj); err != nil {
+			return err
 		}
 	} else {
-		order = make([]int32, nn)
-		for i := range order {
-			order[i] = int32(i)
+		as.order = make([]int32, as.nn)
+		for i := range as.order {
+			as.order[i] = int32(i)
 		}
 	}
-	newOf := make([]int32, nn)
-	for k, v := range order {
-		newOf[v] = int32(k)
+	as.newOf = make([]int32, as.nn)
+	for k, v := range as.order {
+		as.newOf[v] = int32(k)
 	}
+	return nil
+}
 
-	// Equations: node-major in the new order, fixed DOFs skipped. The DOFs
-	// of one node get consecutive numbers, so a row range in a column is a
-	// run of whole nodes.
-	eq := make([]int32, 3*nn)
-	firstEq := make([]int32, nn)
-	nfree := make([]int32, nn)
+// equations numbers the equations node-major in the new order, fixed DOFs
+// skipped. The DOFs of one node get consecutive numbers, so a row range in a
+// column is a run of whole nodes.
+func (as *assembly) equations() error {
+	nn, fixed := as.nn, as.mesh.Fixed
+	as.eq, as.firstEq, as.nfree = make([]int32, 3*nn), make([]int32, nn), make([]int32, nn)
 	n := 0
-	for _, v := range order {
-		firstEq[v] = int32(n)
+	for _, v := range as.order {
+		as.firstEq[v] = int32(n)
 		for c := 0; c < 3; c++ {
-			if mesh.Fixed[3*v+int32(c)] {
-				eq[3*v+int32(c)] = -1
+			if fixed[3*v+int32(c)] {
+				as.eq[3*v+int32(c)] = -1
 				continue
 			}
-			eq[3*v+int32(c)] = int32(n)
+			as.eq[3*v+int32(c)] = int32(n)
 			n++
 		}
-		nfree[v] = int32(n) - firstEq[v]
+		as.nfree[v] = int32(n) - as.firstEq[v]
 	}
 	if n == 0 {
-		return nil, fmt.Errorf("%w: every degree of freedom is fixed", ErrMesh)
+		return fmt.Errorf("%w: every degree of freedom is fixed", ErrMesh)
 	}
+	as.n = n
+	return nil
+}
 
-	// Sort each adjacency list by new index; nbr holds the new indices for
-	// binary search, offs the row offset of each neighbour within a column
-	// of the owning node, height the rows per column of each node.
-	nbr := make([]int32, len(adj))
-	offs := make([]int32, len(adj))
-	height := make([]int64, nn)
-	parallelRange(nn, workers, func(lo, hi int) {
+// neighbours sorts each adjacency list by new index; nbr holds the new
+// indices for binary search, offs the row offset of each neighbour within a
+// column of the owning node, height the rows per column of each node.
+func (as *assembly) neighbours() {
+	as.nbr, as.offs, as.height = make([]int32, len(as.adj)), make([]int32, len(as.adj)), make([]int64, as.nn)
+	parallelRange(as.nn, as.workers, func(lo, hi int) {
 		for b := lo; b < hi; b++ {
-			l := adj[adjPtr[b]:adjPtr[b+1]]
-			slices.SortFunc(l, func(x, y int32) int { return int(newOf[x] - newOf[y]) })
+			l := as.adj[as.adjPtr[b]:as.adjPtr[b+1]]
+			slices.SortFunc(l, func(x, y int32) int { return int(as.newOf[x] - as.newOf[y]) })
 			h := int64(0)
 			for t, a := range l {
-				nbr[int(adjPtr[b])+t] = newOf[a]
-				offs[int(adjPtr[b])+t] = int32(h)
-				h += int64(nfree[a])
+				as.nbr[int(as.adjPtr[b])+t] = as.newOf[a]
+				as.offs[int(as.adjPtr[b])+t] = int32(h)
+				h += int64(as.nfree[a])
 			}
-			height[b] = h
+			as.height[b] = h
 		}
 	})
+}
 
-	// Column pointers in equation order.
-	colPtr := make([]int64, n+1)
-	for _, v := range order {
+// columns sets the column pointers in equation order and allocates the
+// triplets.
+func (as *assembly) columns() error {
+	as.colPtr = make([]int64, as.n+1)
+	for _, v := range as.order {
 		for c := 0; c < 3; c++ {
-			if e := eq[3*v+int32(c)]; e >= 0 {
-				colPtr[e+1] = colPtr[e] + height[v]
+			if e := as.eq[3*v+int32(c)]; e >= 0 {
+				as.colPtr[e+1] = as.colPtr[e] + as.height[v]
 			}
 		}
 	}
-	nnz := colPtr[n]
+	nnz := as.colPtr[as.n]
 	if nnz > math.MaxInt32 {
-		return nil, fmt.Errorf("%w: %d nonzeros exceed the int32 index range", ErrMesh, nnz)
+		return fmt.Errorf("%w: %d nonzeros exceed the int32 index range", ErrMesh, nnz)
 	}
-	I := make([]int32, nnz)
-	J := make([]int32, nnz)
-	V := make([]float64, nnz)
+	as.I, as.J, as.V = make([]int32, nnz), make([]int32, nnz), make([]float64, nnz)
+	return nil
+}
 
-	// Element matrices, one per distinct shape.
-	kind, shapes := elementShapes(mesh)
+// elementMatrices computes one element matrix per distinct shape, in
+// parallel, keeping the first error.
+func (as *assembly) elementMatrices(mat Material) error {
+	kind, shapes := elementShapes(as.mesh)
 	lambda, mu := mat.Lame()
-	kes := make([][576]float64, len(shapes))
+	as.kind, as.kes = kind, make([][576]float64, len(shapes))
 	var errMu sync.Mutex
 	var firstErr error
-	parallelRange(len(shapes), workers, func(lo, hi int) {
+	parallelRange(len(shapes), as.workers, func(lo, hi int) {
 		for s := lo; s < hi; s++ {
-			if err := hex8Stiffness(&shapes[s].xyz, lambda, mu, &kes[s]); err != nil {
+			if err := hex8Stiffness(&shapes[s].xyz, lambda, mu, &as.kes[s]); err != nil {
 				errMu.Lock()
 				if firstErr == nil {
 					firstErr = fmt.Errorf("element %d: %w", shapes[s].elem, err)
@@ -194,74 +251,78 @@ func Assemble(mesh *Mesh, mat Material, num Numbering) (*System, error) {
 			}
 		}
 	})
-	if firstErr != nil {
-		return nil, firstErr
-	}
+	return firstErr
+}
 
-	// Pattern and values, column by column; worker owns nodes [lo, hi).
-	parallelRange(nn, workers, func(lo, hi int) {
+// fill writes the pattern and sums the values, column by column; a worker
+// owns nodes [lo, hi), so no two write the same column.
+func (as *assembly) fill() {
+	parallelRange(as.nn, as.workers, func(lo, hi int) {
 		for b := lo; b < hi; b++ {
-			nb := nbr[adjPtr[b]:adjPtr[b+1]]
-			ob := offs[adjPtr[b]:adjPtr[b+1]]
-			l := adj[adjPtr[b]:adjPtr[b+1]]
+			as.pattern(b)
+			as.values(b)
+		}
+	})
+}
+
+// pattern writes the rows and columns of node b's columns.
+func (as *assembly) pattern(b int) {
+	for cb := 0; cb < 3; cb++ {
+		col := as.eq[3*b+cb]
+		if col < 0 {
+			continue
+		}
+		p := as.colPtr[col]
+		for _, a := range as.adj[as.adjPtr[b]:as.adjPtr[b+1]] {
+			for ca := int32(0); ca < 3; ca++ {
+				if r := as.eq[3*a+ca]; r >= 0 {
+					as.I[p], as.J[p] = r, col
+					p++
+				}
+			}
+		}
+	}
+}
+
+// values adds the element matrices of node b's elements into its columns.
+func (as *assembly) values(b int) {
+	nb := as.nbr[as.adjPtr[b]:as.adjPtr[b+1]]
+	ob := as.offs[as.adjPtr[b]:as.adjPtr[b+1]]
+	for _, e := range as.neIdx[as.nePtr[b]:as.nePtr[b+1]] {
+		nodes := as.mesh.Elems[8*e : 8*e+8]
+		jb := 0
+		for nodes[jb] != int32(b) {
+			jb++
+		}
+		ke := &as.kes[as.kind[e]]
+		for ia, a := range nodes {
+			t, _ := slices.BinarySearch(nb, as.newOf[a])
+			rowBase := int64(ob[t]) - int64(as.firstEq[a])
 			for cb := 0; cb < 3; cb++ {
-				col := eq[3*b+cb]
+				col := as.eq[3*b+cb]
 				if col < 0 {
 					continue
 				}
-				p := colPtr[col]
-				for _, a := range l {
-					for ca := int32(0); ca < 3; ca++ {
-						if r := eq[3*a+ca]; r >= 0 {
-							I[p], J[p] = r, col
-							p++
-						}
+				base := as.colPtr[col] + rowBase
+				for ca := 0; ca < 3; ca++ {
+					if r := as.eq[3*int(a)+ca]; r >= 0 {
+						as.V[base+int64(r)] += ke[(3*ia+ca)*24+3*jb+cb]
 					}
 				}
 			}
-			for _, e := range neIdx[nePtr[b]:nePtr[b+1]] {
-				nodes := mesh.Elems[8*e : 8*e+8]
-				jb := 0
-				for nodes[jb] != int32(b) {
-					jb++
-				}
-				ke := &kes[kind[e]]
-				for ia, a := range nodes {
-					t, _ := slices.BinarySearch(nb, newOf[a])
-					rowBase := int64(ob[t]) - int64(firstEq[a])
-					for cb := 0; cb < 3; cb++ {
-						col := eq[3*b+cb]
-						if col < 0 {
-							continue
-						}
-						base := colPtr[col] + rowBase
-						for ca := 0; ca < 3; ca++ {
-							if r := eq[3*int(a)+ca]; r >= 0 {
-								V[base+int64(r)] += ke[(3*ia+ca)*24+3*jb+cb]
-							}
-						}
-					}
-				}
-			}
-		}
-	})
-
-	f := make([]float64, n)
-	for d, e := range eq {
-		if e >= 0 {
-			f[e] = mesh.Loads[d]
 		}
 	}
-	return &System{
-		Numbering:    num,
-		Material:     mat,
-		K:            &sparse.COO{Rows: n, Cols: n, I: I, J: J, V: V},
-		F:            f,
-		NumDOF:       n,
-		Mesh:         mesh,
-		Equation:     eq,
-		AssemblyTime: time.Since(start),
-	}, nil
+}
+
+// loads returns the load vector in equation order.
+func (as *assembly) loads() []float64 {
+	f := make([]float64, as.n)
+	for d, e := range as.eq {
+		if e >= 0 {
+			f[e] = as.mesh.Loads[d]
+		}
+	}
+	return f
 }
 
 // nodeGraph returns the node adjacency in CSR form: for each node, the
