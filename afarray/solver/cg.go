@@ -154,12 +154,6 @@ func cgVectors(b *afarray.Array, n, count int) ([]*afarray.Array, error) {
 	return out, nil
 }
 
-func releaseArrays(arrays ...*afarray.Array) {
-	for _, a := range arrays {
-		a.Release()
-	}
-}
-
 func bufferOf(a *afarray.Array) *kernels.Buffer {
 	b, _ := a.DeviceBuffer() // the arrays are the solver's own, alive
 	return b
