@@ -109,6 +109,37 @@ func runBench(args []string) error {
 	if len(args) == 0 || args[0] != "thesis" {
 		return fmt.Errorf("%w: the benchmark suite is `bench thesis`", errUsage)
 	}
+	cfg, err := parseBenchThesis(args[1:])
+	if err != nil {
+		return err
+	}
+	results, err := cfg.run()
+	if err != nil {
+		return err
+	}
+	if cfg.asJSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(results)
+	}
+	printBenchTables(os.Stdout, kernels.Labels(cfg.devs), results, cfg.variants)
+	return nil
+}
+
+// benchThesis is a parsed `oclsolve bench thesis`.
+type benchThesis struct {
+	inputs       []string
+	variants     []string
+	wantM, wantF map[string]bool
+	devs         []*kernels.Device
+	multi        []*kernels.Device // nil on one device
+	opts         *solveOptions
+	asJSON       bool
+}
+
+// parseBenchThesis reads the flags and expands model1/model2 into the
+// thesis's (or --sizes') orders.
+func parseBenchThesis(args []string) (*benchThesis, error) {
 	fs := newFlagSet("bench thesis")
 	sizes := fs.String("sizes", "", "orders for model1/model2 inputs (default: the thesis's orders)")
 	allMethods, allFormats, allVariants := registryNames()
@@ -119,115 +150,95 @@ func runBench(args []string) error {
 	fs.Bool("markdown", true, "print Markdown tables (the default; --json prints JSON instead)")
 	asJSON := fs.Bool("json", false, "print one JSON array of results")
 	devices := fs.String("devices", "", devicesHelp+"; on several devices only the combinations that run there are measured")
-	posArgs, err := parseInterspersed(fs, args[1:])
+	posArgs, err := parseInterspersed(fs, args)
 	if err != nil {
-		return errUsage
+		return nil, errUsage
 	}
 	if len(posArgs) == 0 {
-		return fmt.Errorf("%w: name the systems: model1, model2, generator specs or matrix files", errUsage)
+		return nil, fmt.Errorf("%w: name the systems: model1, model2, generator specs or matrix files", errUsage)
 	}
-	variants := allVariants
+	cfg := &benchThesis{variants: allVariants, wantM: splitSet(*methods), wantF: splitSet(*formats), asJSON: *asJSON}
 	if *variant != "both" {
 		if !contains(allVariants, *variant) {
-			return fmt.Errorf("%w: --variant %s|both", errUsage, strings.Join(allVariants, "|"))
+			return nil, fmt.Errorf("%w: --variant %s|both", errUsage, strings.Join(allVariants, "|"))
 		}
-		variants = []string{*variant}
+		cfg.variants = []string{*variant}
 	}
+	if cfg.inputs, err = benchInputs(posArgs, *sizes); err != nil {
+		return nil, err
+	}
+	if cfg.devs, err = selectDevices(*devices, "", "", ""); err != nil {
+		return nil, err
+	}
+	if len(cfg.devs) > 1 {
+		cfg.multi = cfg.devs
+	}
+	ord, err := sparse.ParseOrdering(*order)
+	if err != nil {
+		return nil, fmt.Errorf("%w: --order %s", errUsage, orderNames())
+	}
+	cfg.opts = &solveOptions{Order: string(ord), Seed: 1, Device: cfg.devs[0]}
+	return cfg, nil
+}
+
+// benchInputs expands model1 and model2 into one generator spec per order.
+func benchInputs(posArgs []string, sizes string) ([]string, error) {
 	var orders []int
-	if *sizes != "" {
-		for _, s := range strings.Split(*sizes, ",") {
+	if sizes != "" {
+		for _, s := range strings.Split(sizes, ",") {
 			n, err := strconv.Atoi(strings.TrimSpace(s))
 			if err != nil || n < 1 {
-				return fmt.Errorf("%w: --sizes wants orders, got %q", errUsage, s)
+				return nil, fmt.Errorf("%w: --sizes wants orders, got %q", errUsage, s)
 			}
 			orders = append(orders, n)
 		}
 	}
 	var inputs []string
 	for _, in := range posArgs {
-		if def, ok := thesisOrders[in]; ok {
-			list := orders
-			if list == nil {
-				list = def
-			}
-			for _, n := range list {
-				inputs = append(inputs, fmt.Sprintf("%s:%d", in, n))
-			}
-		} else {
+		def, ok := thesisOrders[in]
+		if !ok {
 			inputs = append(inputs, in)
+			continue
+		}
+		list := orders
+		if list == nil {
+			list = def
+		}
+		for _, n := range list {
+			inputs = append(inputs, fmt.Sprintf("%s:%d", in, n))
 		}
 	}
-	wantM, wantF := splitSet(*methods), splitSet(*formats)
-	devs, err := selectDevices(*devices, "", "", "")
-	if err != nil {
-		return err
-	}
-	dev := devs[0]
-	var multi []*kernels.Device
-	if len(devs) > 1 {
-		multi = devs
-	}
-	info := dev.Info()
-	ord, err := sparse.ParseOrdering(*order)
-	if err != nil {
-		return fmt.Errorf("%w: --order %s", errUsage, orderNames())
-	}
-	o := &solveOptions{Order: string(ord), Seed: 1, Device: dev}
-	columns := benchColumns()
+	return inputs, nil
+}
 
+// run measures every wanted column and variant on every input, reporting
+// progress on standard error.
+func (cfg *benchThesis) run() ([]benchResult, error) {
+	columns := benchColumns()
 	var results []benchResult
-	total := len(inputs) * len(columns) * len(variants)
+	total := len(cfg.inputs) * len(columns) * len(cfg.variants)
 	done := 0
-	for _, in := range inputs {
+	for _, in := range cfg.inputs {
 		fmt.Fprintf(os.Stderr, "bench: building %s\n", in)
-		p, err := loadProblem(in, o)
+		p, err := loadProblem(in, cfg.opts)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if p.B == nil {
 			p.B, _ = makeRHS("ones", p.N, 1)
 		}
 		for _, col := range columns {
-			for _, v := range variants {
+			for _, v := range cfg.variants {
 				done++
-				if !wantM[col.method] || !wantF[col.format] || !col.variants[v] {
+				if !cfg.wantM[col.method] || !cfg.wantF[col.format] || !col.variants[v] {
 					continue
 				}
-				r := benchResult{System: in, N: p.N, NNZ: p.NNZ, Method: col.method, Format: col.format, Variant: v}
-				if multi != nil && !multiDevice(col.method, col.format, v) {
-					r.Skipped = "runs on one device only"
-					results = append(results, r)
-					continue
-				}
-				if col.format == "dense" {
-					need := int64(sparse.ThesisMemoryDense(p.N))
-					if need > info.GlobalMemBytes || int64(p.N)*int64(p.N)*8 > info.MaxAllocBytes {
-						r.Skipped = fmt.Sprintf("dense storage needs %.2f MB; the device has %.2f MB (max single allocation %.2f MB)",
-							float64(need)/1e6, float64(info.GlobalMemBytes)/1e6, float64(info.MaxAllocBytes)/1e6)
-						r.ThesisMemoryMB = float64(need) / 1e6
-						fmt.Fprintf(os.Stderr, "bench: [%d/%d] %s %s %s %s: skipped (%s)\n", done, total, in, col.label, v, "", r.Skipped)
-						results = append(results, r)
-						continue
-					}
-				}
-				x, rep, err := solver.Run(p.A, p.B, solver.Options{Method: solver.Method(col.method), Format: solver.Format(col.format),
-					Variant: solver.Variant(v), Order: sparse.Ordering(o.Order), Device: dev, Devices: multi})
-				if rep != nil {
-					r.Ordering = string(rep.Ordering)
-					r.TimeS = (rep.FactorizeTime + rep.SolveTime).Seconds()
-					r.UploadS, r.OrderingS, r.SymbolicS = rep.UploadTime.Seconds(), rep.OrderingTime.Seconds(), rep.SymbolicTime.Seconds()
-					r.TotalS, r.ThesisMemoryMB, r.DeviceBytes = rep.TotalTime.Seconds(), rep.ThesisMemory/1e6, rep.DeviceBytes
-					r.Launches, r.Iterations = rep.Launches, rep.Iterations
-				}
-				var nc *solver.NotConvergedError
-				if err != nil {
-					r.Error = err.Error()
-				}
-				if x != nil && (err == nil || errors.As(err, &nc)) {
-					r.BackwardError = backwardError(p, x)
-				}
+				r := cfg.measure(p, in, col, v)
 				status := fmt.Sprintf("%.3f s", r.TimeS)
-				if r.Error != "" {
+				switch {
+				case r.Skipped != "":
+					status = "skipped (" + r.Skipped + ")"
+				case r.Error != "":
 					status += " (" + r.Error + ")"
 				}
 				fmt.Fprintf(os.Stderr, "bench: [%d/%d] %s n=%d %s %s: %s\n", done, total, in, p.N, col.label, v, status)
@@ -235,13 +246,42 @@ func runBench(args []string) error {
 			}
 		}
 	}
-	if *asJSON {
-		enc := json.NewEncoder(os.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(results)
+	return results, nil
+}
+
+// measure runs one column in one variant on p, or says why it is skipped.
+func (cfg *benchThesis) measure(p *solveProblem, in string, col benchColumn, v string) benchResult {
+	r := benchResult{System: in, N: p.N, NNZ: p.NNZ, Method: col.method, Format: col.format, Variant: v}
+	if cfg.multi != nil && !multiDevice(col.method, col.format, v) {
+		r.Skipped = "runs on one device only"
+		return r
 	}
-	printBenchTables(os.Stdout, kernels.Labels(devs), results, variants)
-	return nil
+	if info := cfg.devs[0].Info(); col.format == "dense" {
+		need := int64(sparse.ThesisMemoryDense(p.N))
+		if need > info.GlobalMemBytes || int64(p.N)*int64(p.N)*8 > info.MaxAllocBytes {
+			r.Skipped = fmt.Sprintf("dense storage needs %.2f MB; the device has %.2f MB (max single allocation %.2f MB)",
+				float64(need)/1e6, float64(info.GlobalMemBytes)/1e6, float64(info.MaxAllocBytes)/1e6)
+			r.ThesisMemoryMB = float64(need) / 1e6
+			return r
+		}
+	}
+	x, rep, err := solver.Run(p.A, p.B, solver.Options{Method: solver.Method(col.method), Format: solver.Format(col.format),
+		Variant: solver.Variant(v), Order: sparse.Ordering(cfg.opts.Order), Device: cfg.devs[0], Devices: cfg.multi})
+	if rep != nil {
+		r.Ordering = string(rep.Ordering)
+		r.TimeS = (rep.FactorizeTime + rep.SolveTime).Seconds()
+		r.UploadS, r.OrderingS, r.SymbolicS = rep.UploadTime.Seconds(), rep.OrderingTime.Seconds(), rep.SymbolicTime.Seconds()
+		r.TotalS, r.ThesisMemoryMB, r.DeviceBytes = rep.TotalTime.Seconds(), rep.ThesisMemory/1e6, rep.DeviceBytes
+		r.Launches, r.Iterations = rep.Launches, rep.Iterations
+	}
+	var nc *solver.NotConvergedError
+	if err != nil {
+		r.Error = err.Error()
+	}
+	if x != nil && (err == nil || errors.As(err, &nc)) {
+		r.BackwardError = backwardError(p, x)
+	}
+	return r
 }
 
 func splitSet(s string) map[string]bool {
