@@ -136,13 +136,7 @@ func (f *cscFactor) fastFactor(elmA *kernels.Buffer, amap []int32) error {
 }
 
 func (f *cscFactor) fastSolve(b, x *kernels.Buffer) error {
-	if f.work == nil {
-		var err error
-		if f.work, err = f.dev.Alloc(int64(8 * f.n)); err != nil {
-			return err
-		}
-	}
-	if err := b.CopyTo(f.work, 0, 0, int64(8*f.n)); err != nil {
+	if err := copyToWork(f.dev, f.n, &f.work, b); err != nil {
 		return err
 	}
 	return f.launches.solve(f.steps(), f.work, x, f.ldlt)

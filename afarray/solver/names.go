@@ -41,23 +41,21 @@ func uploadDense(a *sparse.COO) (any, int, func(), error) {
 }
 
 func uploadCSC(a *sparse.COO) (any, int, func(), error) {
-	h, err := sparse.CSCFromCOO(a)
-	if err != nil {
-		return nil, 0, nil, err
-	}
-	m, err := afarray.UploadCSC(h)
-	if err != nil {
-		return nil, 0, nil, err
-	}
-	return m, h.Len(), m.Release, nil
+	return uploadVia(a, sparse.CSCFromCOO, afarray.UploadCSC)
 }
 
 func uploadSKS(a *sparse.COO) (any, int, func(), error) {
-	h, err := sparse.SKSFromCOO(a)
+	return uploadVia(a, sparse.SKSFromCOO, afarray.UploadSKS)
+}
+
+// uploadVia builds a host format from a with build and uploads it with up,
+// returning the device matrix, its stored length and its release.
+func uploadVia[H interface{ Len() int }, M interface{ Release() }](a *sparse.COO, build func(*sparse.COO) (H, error), up func(H) (M, error)) (any, int, func(), error) {
+	h, err := build(a)
 	if err != nil {
 		return nil, 0, nil, err
 	}
-	m, err := afarray.UploadSKS(h)
+	m, err := up(h)
 	if err != nil {
 		return nil, 0, nil, err
 	}

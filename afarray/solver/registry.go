@@ -286,26 +286,33 @@ func hasVariant(cs []Combination, m Method, v Variant) bool {
 
 // ParseMethod accepts a registered method name, case-insensitively.
 func ParseMethod(s string) (Method, error) {
-	var names []string
-	for _, m := range registry.methods {
-		if string(m.name) == strings.ToLower(s) {
-			return m.name, nil
-		}
-		names = append(names, string(m.name))
+	names := make([]Method, len(registry.methods))
+	for i, m := range registry.methods {
+		names[i] = m.name
 	}
-	return "", fmt.Errorf("%w: method %q (want %s)", ErrUnknown, s, orList(names))
+	return parseName("method", s, names)
 }
 
 // ParseFormat accepts a registered format name, case-insensitively.
 func ParseFormat(s string) (Format, error) {
-	var names []string
-	for _, f := range registry.formats {
-		if string(f.name) == strings.ToLower(s) {
-			return f.name, nil
-		}
-		names = append(names, string(f.name))
+	names := make([]Format, len(registry.formats))
+	for i, f := range registry.formats {
+		names[i] = f.name
 	}
-	return "", fmt.Errorf("%w: format %q (want %s)", ErrUnknown, s, orList(names))
+	return parseName("format", s, names)
+}
+
+// parseName returns the name in names that s spells, case-insensitively, or
+// an ErrUnknown listing them.
+func parseName[T ~string](kind, s string, names []T) (T, error) {
+	list := make([]string, len(names))
+	for i, n := range names {
+		if string(n) == strings.ToLower(s) {
+			return n, nil
+		}
+		list[i] = string(n)
+	}
+	return "", fmt.Errorf("%w: %s %q (want %s)", ErrUnknown, kind, s, orList(list))
 }
 
 // lookup resolves the method, format and variant Run was given ("" format:

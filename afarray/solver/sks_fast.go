@@ -49,13 +49,7 @@ func (f *sksFactor) fastFactor() error {
 // copy of b and writes y (LDLT: D⁻¹y) into x, the backward sweep overwrites
 // x in place.
 func (f *sksFactor) fastSolve(b, x *kernels.Buffer) error {
-	if f.work == nil {
-		var err error
-		if f.work, err = f.dev.Alloc(int64(8 * f.n)); err != nil {
-			return err
-		}
-	}
-	if err := b.CopyTo(f.work, 0, 0, int64(8*f.n)); err != nil {
+	if err := copyToWork(f.dev, f.n, &f.work, b); err != nil {
 		return err
 	}
 	return f.launches.solve(f.blocks(), f.work, x, f.ldlt)

@@ -160,6 +160,19 @@ func (l *blockLaunches) solve(steps []blockStep, work, x *kernels.Buffer, ldlt b
 	return nil
 }
 
+// copyToWork copies the n doubles of b into *work, allocating it on first
+// use: the forward sweeps update a copy of b, not b.
+func copyToWork(dev *kernels.Device, n int, work **kernels.Buffer, b *kernels.Buffer) error {
+	if *work == nil {
+		w, err := dev.Alloc(int64(8 * n))
+		if err != nil {
+			return err
+		}
+		*work = w
+	}
+	return b.CopyTo(*work, 0, 0, int64(8*n))
+}
+
 // boolArg is a kernel's int flag.
 func boolArg(b bool) int {
 	if b {
