@@ -146,15 +146,53 @@ time.Sleep(60 * time.Second)`, 90*time.Second)
 	c.wantError(reply, "KernelRestarted", "panic: late", "not run")
 	c.wantValue("5", "5")
 
+	// interrupt_request stops device work: a thesis Gauss-Jordan solve of
+	// order 1500, one launch per column, answers within a second.
+	c.wantValue(`import "github.com/oclsolve/oclsolve/afarray/solver"
+func system(n int) (*afarray.Array, *afarray.Array) {
+	d := mat.NewDense(n, n, nil)
+	ones := make([]float64, n)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			d.Set(i, j, 1/float64(1+i+j))
+		}
+		d.Set(i, i, float64(n))
+		ones[i] = 1
+	}
+	a, _ := afarray.FromDense(d)
+	b, _ := afarray.FromFloat64s(ones)
+	return a, b
+}
+a, b := system(1500)
+7`, "7")
+	h := c.send(c.shell, "execute_request", execute("x, err := solver.GaussJordan(a, b, solver.Thesis)\nerr"))
+	time.Sleep(1500 * time.Millisecond)
+	start := time.Now()
+	c.request(c.control, "interrupt_request", map[string]any{})
+	reply, err := c.recv(c.shell, 30*time.Second)
+	if err != nil || reply.Parent.MsgID != h.MsgID {
+		t.Fatalf("interrupted solve: %v %v", reply, err)
+	}
+	if reply.Content["status"] == "ok" {
+		t.Logf("the solve finished before the interrupt")
+	} else {
+		c.wantError(reply, "Interrupted")
+		t.Logf("interrupt_request to the reply of the interrupted solve: %v", time.Since(start))
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("the interrupted solve answered after %v", d)
+		}
+	}
+	c.wantValue("6 * 7", "42")
+
 	// A cell blocked where interrupts cannot reach (a compiled call): the
 	// first interrupt is not enough, a second one after two seconds stops
 	// the worker.
-	h := c.send(c.shell, "execute_request", execute("time.Sleep(time.Hour)"))
+	h = c.send(c.shell, "execute_request", execute("time.Sleep(time.Hour)"))
 	time.Sleep(500 * time.Millisecond)
 	c.request(c.control, "interrupt_request", map[string]any{})
 	time.Sleep(2500 * time.Millisecond)
 	c.request(c.control, "interrupt_request", map[string]any{})
-	reply, err := c.recv(c.shell, 20*time.Second)
+	reply, err = c.recv(c.shell, 20*time.Second)
 	if err != nil || reply.Parent.MsgID != h.MsgID {
 		t.Fatalf("blocked cell after two interrupts: %v %v", reply, err)
 	}
