@@ -261,6 +261,9 @@ func TestErrors(t *testing.T) {
 	if _, _, err := Solve(a, []float64{1, 1}, Options{Method: MethodCG, PC: "nosuchpc"}); !errors.Is(err, solver.ErrUnknown) {
 		t.Errorf("unknown PC: %v", err)
 	}
+	if _, _, err := Solve(a, []float64{1, 1}, Options{PETScOptions: "pc_type jacobi"}); !errors.Is(err, solver.ErrUnknown) {
+		t.Errorf("options without a dash: %v", err)
+	}
 	// A on rank 1 only.
 	var a1 *sparse.COO
 	if Rank() == 1 {

@@ -158,6 +158,11 @@ func (o *Options) normalize() error {
 	default:
 		return fmt.Errorf("%w: PETSc method %q (want cholesky, ldlt or cg)", solver.ErrUnknown, o.Method)
 	}
+	// PETSc ignores words before the first option; here they are a
+	// mistake (a missing dash), not silently nothing.
+	if f := strings.Fields(o.PETScOptions); len(f) > 0 && !strings.HasPrefix(f[0], "-") {
+		return fmt.Errorf("%w: PETSc options start with an option (-name [value] ...), not %q", solver.ErrUnknown, f[0])
+	}
 	if o.Tol < 0 || o.Tol >= 1 {
 		return fmt.Errorf("%w: tolerance %g outside [0, 1)", solver.ErrUnknown, o.Tol)
 	}
