@@ -77,3 +77,31 @@ func TestSplitRuns(t *testing.T) {
 	}
 	t.Logf("parts: %s", Labels(parts))
 }
+
+// FuzzSelectDevices: any list either resolves to distinct, non-nil devices
+// or fails with ErrNoDevice; nothing panics.
+func FuzzSelectDevices(f *testing.F) {
+	for _, s := range []string{"", "all", "0", "cpu", "gpu", "0:2", "cpu:3", "0,1", "0,0", ":", "0:", ":2", "0:99", "a,b,,c", "pthread:2,0"} {
+		f.Add(s)
+	}
+	testDevice(f)
+	f.Fuzz(func(t *testing.T, spec string) {
+		devs, err := SelectDevices(spec)
+		if err != nil {
+			if !errors.Is(err, ErrNoDevice) {
+				t.Fatalf("%q: %v is not ErrNoDevice", spec, err)
+			}
+			return
+		}
+		if len(devs) == 0 {
+			t.Fatalf("%q: no device and no error", spec)
+		}
+		for i, d := range devs {
+			for _, e := range devs[:i] {
+				if d == nil || d == e {
+					t.Fatalf("%q: device %d nil or repeated in %v", spec, i, devs)
+				}
+			}
+		}
+	})
+}
