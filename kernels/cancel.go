@@ -33,19 +33,18 @@ func (d *Device) Resume() error {
 	return err
 }
 
-// CancelAll cancels the work of every device in use.
+// CancelAll cancels the work of every device in use, the parts of split
+// devices (Split) included.
 func CancelAll() {
-	devs, _ := Devices()
-	for _, d := range devs {
+	for _, d := range allDevices() {
 		d.Cancel()
 	}
 }
 
 // ResumeAll resumes every canceled device.
 func ResumeAll() error {
-	devs, _ := Devices()
 	var errs []error
-	for _, d := range devs {
+	for _, d := range allDevices() {
 		if d.initialized() {
 			errs = append(errs, d.Resume())
 		} else {

@@ -145,6 +145,18 @@ func (d *Device) Split(k int) ([]*Device, error) {
 	return ps, nil
 }
 
+// allDevices returns the discovered devices and every part made of them.
+func allDevices() []*Device {
+	devs, _ := Devices()
+	out := append([]*Device(nil), devs...)
+	splits.Lock()
+	defer splits.Unlock()
+	for _, ps := range splits.byKey {
+		out = append(out, ps...)
+	}
+	return out
+}
+
 // Part says which part of its device d is ("sub-device 1/2",
 // "instance 2/2"), or "" for a whole device.
 func (d *Device) Part() string { return d.part }

@@ -76,6 +76,21 @@ func TestSplitRuns(t *testing.T) {
 		y.Release()
 	}
 	t.Logf("parts: %s", Labels(parts))
+	// CancelAll reaches the parts too (the REPL's interrupt).
+	CancelAll()
+	for i, d := range parts {
+		if !d.Canceled() {
+			t.Errorf("part %d not canceled by CancelAll", i)
+		}
+	}
+	if err := ResumeAll(); err != nil {
+		t.Fatal(err)
+	}
+	for i, d := range parts {
+		if d.Canceled() {
+			t.Errorf("part %d still canceled after ResumeAll", i)
+		}
+	}
 }
 
 // FuzzSelectDevices: any list either resolves to distinct, non-nil devices

@@ -136,6 +136,19 @@ func TestCGMultiErrors(t *testing.T) {
 	if !errors.Is(err, ErrUnknown) {
 		t.Errorf("cholesky on two devices: %v", err)
 	}
+	// A canceled device stops the solve with its error (the others'
+	// goroutines finish; the buffers are released).
+	devs[1].Cancel()
+	_, _, _, err = CGMulti(a, b, devs, CGOptions{})
+	if rerr := devs[1].Resume(); rerr != nil {
+		t.Fatal(rerr)
+	}
+	if !errors.Is(err, kernels.ErrCanceled) {
+		t.Errorf("canceled device: %v", err)
+	}
+	if live := devs[0].MemoryStats().Live + devs[1].MemoryStats().Live; live != 0 {
+		t.Errorf("%d bytes still live after the canceled solve", live)
+	}
 	// More devices than rows: the extra ones stay idle.
 	one := &sparse.COO{Rows: 1, Cols: 1, I: []int32{0}, J: []int32{0}, V: []float64{4}, Symmetric: true}
 	x, _, st, err := CGMulti(one, []float64{2}, devs, CGOptions{})
