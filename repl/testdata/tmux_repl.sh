@@ -1,5 +1,6 @@
 #!/bin/sh
-# Drives the terminal REPL through tmux, as a person would: typing, tab
+# Drives the terminal REPL through tmux, as a person would: reading,
+# solving and reporting on a matrix in three lines, typing, tab
 # completion, a multi-line function, Ctrl-C interrupting a running loop
 # (with the progress line shown after 2 s), Ctrl-C at the prompt, a runtime
 # error's message, runaway recursion stopped, a session killed by a
@@ -46,6 +47,16 @@ start() {
 }
 
 start
+# Read, solve, report: three lines from a file to a solution.
+matrix=$(readlink -f "$(dirname "$0")/../../../shared/matrices/bcsstk16.mtx")
+if [ -f "$matrix" ]; then
+	type_line "a, err := sparse.ReadFile(\"$matrix\")"
+	type_line 'x, rep, err := solver.Solve(a, nil)'
+	type_line 'rep'
+	expect "solver.Report: cholesky on" 120
+	expect "n = 4884, nnz = 147631 (lower triangle; 290378 in the full matrix)"
+	expect "chosen: symmetric positive definite"
+fi
 # Typing and state.
 type_line 'x := 6 * 7'
 type_line 'x + 0'
