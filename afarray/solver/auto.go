@@ -144,6 +144,9 @@ func runLU(a *sparse.COO, b []float64, opts Options, why string) ([]float64, *Re
 	rep.UploadTime = max(rep.UploadTime-rep.CompileTime, 0) // gauss builds its programs during its upload phase
 	rep.TotalTime = time.Since(start)
 	rep.OtherTime = rep.TotalTime - rep.UploadTime - rep.CompileTime - rep.FactorizeTime - rep.SolveTime
+	if x != nil {
+		rep.BackwardError = BackwardError(a, x, b)
+	}
 	return x, rep, err
 }
 

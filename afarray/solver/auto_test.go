@@ -42,6 +42,9 @@ func autoCheck(t *testing.T, a *sparse.COO, wantChoice string) *Report {
 func TestSolveChoosesTheMethod(t *testing.T) {
 	// SPD: a real stiffness matrix gets the fast Cholesky.
 	rep := autoCheck(t, denseTestLoad(t, "bcsstk01"), "positive definite")
+	if rep.BackwardError <= 0 || rep.BackwardError > 1e-14 {
+		t.Errorf("backward error %g", rep.BackwardError)
+	}
 	if rep.Method != MethodCholesky || rep.NNZ != 224 || rep.NNZFull != 400 {
 		t.Errorf("bcsstk01: %s, nnz %d / %d, want cholesky and 224 / 400", rep.Method, rep.NNZ, rep.NNZFull)
 	}

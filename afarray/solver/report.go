@@ -65,6 +65,7 @@ func (r *Report) String() string {
 	s := strings.TrimSuffix(b.String(), ",")
 	b.Reset()
 	b.WriteString(s)
+	fmt.Fprintf(&b, "\n  backward error %.2g", r.BackwardError)
 	fmt.Fprintf(&b, "\n  device memory %s peak (thesis formula %s), %d kernel launches", megabytes(float64(r.DeviceBytes)), megabytes(r.ThesisMemory), r.Launches)
 	if r.Iterations > 0 {
 		fmt.Fprintf(&b, "\n  CG: %d iterations, residual %.3g", r.Iterations, r.Residual)
@@ -100,6 +101,7 @@ func (r *Report) HTML() string {
 	}
 	bars.WriteString("</table>")
 	row("time split", bars.String())
+	row("backward error", fmt.Sprintf("%.2g (‖b−Ax‖∞ / (‖A‖∞‖x‖∞ + ‖b‖∞))", r.BackwardError))
 	row("device memory", fmt.Sprintf("%s peak measured; thesis formula %s", megabytes(float64(r.DeviceBytes)), megabytes(r.ThesisMemory)))
 	row("kernel launches", fmt.Sprint(r.Launches))
 	if r.Iterations > 0 {
