@@ -52,6 +52,7 @@ var boundPackages = []boundPackage{
 
 	// oclsolve itself.
 	{path: "github.com/oclsolve/oclsolve/repl/display"},
+	{path: "github.com/oclsolve/oclsolve/notebook/study", optional: true},
 	{path: "github.com/oclsolve/oclsolve/kernels", optional: true},
 	{path: "github.com/oclsolve/oclsolve/kernels/errs", optional: true},
 	{path: "github.com/oclsolve/oclsolve/afarray", optional: true},
