@@ -326,3 +326,19 @@ func ThesisTable(title string, table map[int][]float64, ts []Technique) *display
 // HasThesisVariant reports whether the technique comes in the thesis's
 // variant (the supernodal Cholesky does not).
 func (t Technique) HasThesisVariant() bool { return t.Variant == "" }
+
+// SkylineFits returns nil when the skyline of K (factorized in place, with
+// the thesis's 4(2le + 3n) bytes) fits in 80 % of the device's memory and
+// its elements in one allocation, else an error saying how much it needs.
+func (s *Study) SkylineFits(K *sparse.COO) error {
+	le, err := sparse.SKSLen(K, nil)
+	if err != nil {
+		return err
+	}
+	info := s.Device.Info()
+	need := int64(sparse.ThesisMemorySKS(K.Rows, int(le)))
+	if need > info.GlobalMemBytes*8/10 || 8*le > info.MaxAllocBytes {
+		return fmt.Errorf("n = %d: the skyline (%.0f MB) does not fit %s", K.Rows, float64(need)/1e6, s.Device.Name())
+	}
+	return nil
+}
