@@ -8,7 +8,6 @@ import (
 	"github.com/oclsolve/oclsolve/afarray"
 	"github.com/oclsolve/oclsolve/afarray/gauss"
 	"github.com/oclsolve/oclsolve/afarray/sparse"
-	"github.com/oclsolve/oclsolve/kernels"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -149,7 +148,3 @@ func runLU(a *sparse.COO, b []float64, opts Options, why string) ([]float64, *Re
 	}
 	return x, rep, err
 }
-
-// compileDelta returns the device's compile time since c0, for the phase
-// that ran since then.
-func compileDelta(dev *kernels.Device, c0 time.Duration) time.Duration { return dev.CompileTime() - c0 }

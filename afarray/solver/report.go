@@ -18,23 +18,18 @@ type phase struct {
 	d    time.Duration
 }
 
-// phases returns the time split in order (ordering, upload, compile,
-// symbolic, factorize, solve) with the entries that took time; with the
-// remainder ("other": host conversions and checks) they add up to
-// TotalTime.
+// phases returns the time split in order with the entries that took
+// time; they add up to TotalTime (OtherTime holds the host's checks and
+// bookkeeping).
 func (r *Report) phases() []phase {
-	all := []phase{{"ordering", r.OrderingTime}, {"upload", r.UploadTime}, {"compile", r.CompileTime},
-		{"symbolic", r.SymbolicTime}, {"factorize", r.FactorizeTime}, {"solve", r.SolveTime}}
+	all := []phase{{"ordering", r.OrderingTime}, {"upload", r.UploadTime}, {"convert", r.ConvertTime},
+		{"compile", r.CompileTime}, {"symbolic", r.SymbolicTime}, {"factorize", r.FactorizeTime},
+		{"solve", r.SolveTime}, {"download", r.DownloadTime}, {"other", r.OtherTime}}
 	var out []phase
-	var sum time.Duration
 	for _, p := range all {
 		if p.d > 0 {
 			out = append(out, p)
-			sum += p.d
 		}
-	}
-	if other := r.TotalTime - sum; other > r.TotalTime/100 && other > time.Millisecond {
-		out = append(out, phase{"other", other})
 	}
 	return out
 }
