@@ -168,7 +168,16 @@ func sliceBytes[T float64 | float32 | int32 | int64 | uint32 | byte](s []T) (uns
 // Write copies a Go slice ([]float64, []float32, []int32, []int64, []uint32
 // or []byte) to the buffer at byte offset off. It returns when the data has
 // been copied out of the slice.
-func (b *Buffer) Write(off int64, data any) error {
+func (b *Buffer) Write(off int64, data any) error { return b.write(off, data, stagingMin) }
+
+// WriteNoWait is Write for small, frequent transfers on a critical path (a
+// halo exchange every iteration): on a GPU it goes through the device's
+// pinned staging buffers whatever its size, so it returns once data is
+// copied there, without waiting for the device; the transfer is ordered
+// before every command enqueued later. On other devices it is Write.
+func (b *Buffer) WriteNoWait(off int64, data any) error { return b.write(off, data, 1) }
+
+func (b *Buffer) write(off int64, data any, staged int64) error {
 	if err := b.usable(); err != nil {
 		return err
 	}
@@ -181,7 +190,7 @@ func (b *Buffer) Write(off int64, data any) error {
 	}
 	b.dev.mu.Lock()
 	defer b.dev.mu.Unlock()
-	if n >= stagingMin && b.dev.useStaging() {
+	if n >= staged && b.dev.useStaging() {
 		return b.dev.writeStaged(b.mem, off, stagedBytes(p, n))
 	}
 	return writeBuffer(b.dev.queue, b.mem, int(off), int(n), p)

@@ -7,6 +7,48 @@ import (
 	"testing"
 )
 
+// TestWriteNoWait: small writes through the pinned buffers, back to back
+// into one buffer and then read, arrive in order and intact.
+func TestWriteNoWait(t *testing.T) {
+	d := testDevice(t)
+	d.staged = 1
+	defer func() { d.staged = 0 }()
+	b, err := d.Alloc(8 * 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Release()
+	want := make([]float64, 100)
+	for round := 0; round < 5; round++ {
+		for i := range want {
+			want[i] = float64(round*1000 + i)
+		}
+		// Two halves, then the first half again with other values: the
+		// last write wins.
+		if err := b.WriteNoWait(0, want[:50]); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.WriteNoWait(400, want[50:]); err != nil {
+			t.Fatal(err)
+		}
+		first := slices.Clone(want[:50])
+		for i := range first {
+			first[i] = -first[i]
+		}
+		if err := b.WriteNoWait(0, first); err != nil {
+			t.Fatal(err)
+		}
+		copy(want, first)
+		got := make([]float64, 100)
+		if err := b.Read(0, got); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("round %d: got %v, want %v", round, got[:4], want[:4])
+		}
+	}
+}
+
 // TestStagedTransfers moves data of sizes around the staging thresholds
 // (below the minimum, one chunk, several chunks with a ragged end) up and
 // down, at offsets, and checks every byte, with the direct path as the

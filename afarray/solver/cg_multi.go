@@ -183,7 +183,8 @@ func partitionRows(rowptr []int32, k int) []int {
 // of about equal stored entries (Run's ordering, RCM for large systems,
 // keeps the blocks' halos small), one block per device; the product
 // exchanges each block's halo of z through the host after every update
-// (pinned staging for large halos, kernels.Buffer.Write/Read), and the dot
+// (read back with the partials; written through the device's pinned
+// staging buffers without waiting, kernels.Buffer.WriteNoWait), and the dot
 // products are summed by the host from every device's per-group partials
 // in a fixed order, so every device works with the same scalars. The
 // iteration is that of CG's fast variant (x0 = 0, ||r||/||b|| <= Tol,
@@ -498,7 +499,7 @@ func mcgIterate(parts []*mcgPart, n int, tol float64, maxIter int, jacobi bool) 
 		if len(p.halo) == 0 {
 			return nil
 		}
-		return p.z.Write(int64(8*p.m), p.haloHost)
+		return p.z.WriteNoWait(int64(8*p.m), p.haloHost)
 	}
 
 	err := onAll(func(p *mcgPart) error {
