@@ -62,6 +62,8 @@ var (
 	ErrNotSymmetric = errors.New("matrix is not symmetric")
 	// ErrNotFactorized: a solve with a factor that holds no factorization.
 	ErrNotFactorized = errors.New("not factorized")
+	// ErrCanceled: work stopped by an interrupt (kernels.Device.Cancel).
+	ErrCanceled = errors.New("canceled")
 )
 
 // New returns package pkg's sentinel of the given kind. Its message is

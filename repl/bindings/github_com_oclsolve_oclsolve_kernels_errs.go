@@ -14,6 +14,7 @@ func init() {
 	imports.Packages.MergePackage("github.com/oclsolve/oclsolve/kernels/errs", imports.PackageUnderlying{
 		Name: "errs",
 		Binds: map[string]reflect.Value{
+			"ErrCanceled":            reflect.ValueOf(&p_github_com_oclsolve_oclsolve_kernels_errs.ErrCanceled).Elem(),
 			"ErrDType":               reflect.ValueOf(&p_github_com_oclsolve_oclsolve_kernels_errs.ErrDType).Elem(),
 			"ErrDevice":              reflect.ValueOf(&p_github_com_oclsolve_oclsolve_kernels_errs.ErrDevice).Elem(),
 			"ErrIndex":               reflect.ValueOf(&p_github_com_oclsolve_oclsolve_kernels_errs.ErrIndex).Elem(),
