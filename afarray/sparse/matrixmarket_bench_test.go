@@ -82,3 +82,41 @@ func BenchmarkReadNPZ(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkReadOrderBuild is the host side of a solve of the benchmark file
+// (bcsstk38 unless OCLSOLVE_BENCH_MTX is set): read it, choose and apply
+// the skyline ordering, and build every sparse format (CSC with its
+// symbolic factorization, SKS, CSR). Compare it with CHOLMOD's read and
+// analyze of the same file (../shared/anchors/cholmod_mm.c).
+func BenchmarkReadOrderBuild(b *testing.B) {
+	p := benchMatrixFile(b)
+	for b.Loop() {
+		d, err := ReadMatrixMarketFile(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		perm, used, err := Order(d.COO, OrderAuto)
+		if err != nil {
+			b.Fatal(err)
+		}
+		a := d.COO
+		if used != OrderNatural {
+			if a, err = a.Permute(perm); err != nil {
+				b.Fatal(err)
+			}
+		}
+		csc, err := CSCFromCOO(a)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := SymbolicCholesky(csc); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := SKSFromCOO(a); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := CSRFromCOO(a); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -48,6 +48,7 @@ type solveOptions struct {
 	MaxIt                          int
 	Jacobi                         bool
 	Seed                           uint64
+	Build                          string // where the format is built: auto, host or device
 	Device                         *kernels.Device
 	// Devices is the --devices list when it names more than one device
 	// (Device is then its first); nil for one device.
@@ -230,6 +231,7 @@ func runSolve(args []string) error {
 	fs.Float64Var(&o.Tol, "tol", 0, "CG: tolerance (default 1e-8 on ||r||/||b|| for fast, 1e-6 on ||r|| for thesis)")
 	fs.IntVar(&o.MaxIt, "maxit", 0, "CG: maximum iterations (default 10n for fast, n for thesis)")
 	fs.BoolVar(&o.Jacobi, "jacobi", false, "CG: Jacobi (diagonal) preconditioning")
+	fs.StringVar(&o.Build, "build", "auto", "where CSC and SKS are built: auto (on a GPU from the uploaded entries, on the host for a CPU device), host or device")
 	devices := fs.String("devices", "", devicesHelp)
 	rhs := fs.String("rhs", "ones", "right-hand side when no b file is given: ones or random")
 	ref := fs.String("ref", "", "reference solution (Matrix Market vector or OpenFEM .def) to compare with")

@@ -28,9 +28,14 @@ func runThesisMethod(p *solveProblem, o *solveOptions) (*solveOutcome, error) {
 	if p.A == nil {
 		return nil, fmt.Errorf("%w: method %s needs an assembled matrix, not %s", errUsage, o.Method, p.Source)
 	}
+	build := map[string]solver.Build{"auto": solver.BuildAuto, "host": solver.BuildHost, "device": solver.BuildDevice}
+	bd, ok := build[o.Build]
+	if !ok && o.Build != "" {
+		return nil, fmt.Errorf("%w: --build auto|host|device, not %q", errUsage, o.Build)
+	}
 	x, rep, err := solver.Run(p.A, p.B, solver.Options{
 		Method: solver.Method(o.Method), Format: solver.Format(o.Format), Variant: solver.Variant(o.Variant),
-		Order: sparse.Ordering(o.Order), Tol: o.Tol, MaxIter: o.MaxIt, Jacobi: o.Jacobi, Device: o.Device, Devices: o.Devices,
+		Order: sparse.Ordering(o.Order), Tol: o.Tol, MaxIter: o.MaxIt, Jacobi: o.Jacobi, Device: o.Device, Devices: o.Devices, Build: bd,
 	})
 	// CG that stopped at its limit and a direct solve that failed its
 	// accuracy check still return x: the report is printed, and runSolve
