@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/oclsolve/oclsolve/afarray"
@@ -235,9 +237,7 @@ func originalColumn(err error, perm []int) {
 // format (the dense ones would otherwise read one triangle and answer a
 // different system), a missing or non-positive diagonal for Cholesky.
 func checkMethodInput(a *sparse.COO, m Method) error {
-	if err := a.CheckStructure(); err != nil {
-		return err
-	}
+	// Run has checked the structure (CheckStructure) before calling this.
 	switch m {
 	case MethodCholesky, MethodLDLT, MethodCG:
 		if !a.Symmetric {
@@ -260,22 +260,39 @@ func BackwardError(a *sparse.COO, x, b []float64) float64 {
 	if len(x) != n || len(b) != n {
 		return math.Inf(1)
 	}
-	r := make([]float64, n)
-	rowAbs := make([]float64, n)
-	copy(r, b)
-	for k, v := range a.V {
-		i, j := a.I[k], a.J[k]
-		r[i] -= v * x[j]
-		rowAbs[i] += math.Abs(v)
-		if a.Symmetric && i != j {
-			r[j] -= v * x[i]
-			rowAbs[j] += math.Abs(v)
-		}
+	// The entries are split among the cores, each with its own residual
+	// and row sums (a symmetric entry updates two rows), added up after.
+	m := len(a.V)
+	workers := max(1, min(runtime.GOMAXPROCS(0), m/(1<<17), 16))
+	rs, sums := make([][]float64, workers), make([][]float64, workers)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r, rowAbs := make([]float64, n), make([]float64, n)
+			for k := m * w / workers; k < m*(w+1)/workers; k++ {
+				i, j, v := a.I[k], a.J[k], a.V[k]
+				r[i] -= v * x[j]
+				rowAbs[i] += math.Abs(v)
+				if a.Symmetric && i != j {
+					r[j] -= v * x[i]
+					rowAbs[j] += math.Abs(v)
+				}
+			}
+			rs[w], sums[w] = r, rowAbs
+		}()
 	}
+	wg.Wait()
 	var rInf, aInf, xInf, bInf float64
-	for i := range r {
-		rInf = math.Max(rInf, math.Abs(r[i]))
-		aInf = math.Max(aInf, rowAbs[i])
+	for i := 0; i < n; i++ {
+		ri, ai := b[i], 0.0
+		for w := range rs {
+			ri += rs[w][i]
+			ai += sums[w][i]
+		}
+		rInf = math.Max(rInf, math.Abs(ri))
+		aInf = math.Max(aInf, ai)
 		xInf = math.Max(xInf, math.Abs(x[i]))
 		bInf = math.Max(bInf, math.Abs(b[i]))
 	}
@@ -319,9 +336,7 @@ func checkSystem(a *sparse.COO, b []float64) error {
 	if len(b) != n {
 		return fmt.Errorf("%w: right-hand side has %d entries, the matrix has order %d", ErrShape, len(b), n)
 	}
-	if i := firstNonFinite(a.V); i >= 0 {
-		return &NonFiniteError{Where: "matrix", Index: i}
-	}
+	// Validate has refused NaN and Inf in A.
 	if i := firstNonFinite(b); i >= 0 {
 		return &NonFiniteError{Where: "right-hand side", Index: i}
 	}

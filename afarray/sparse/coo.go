@@ -3,6 +3,7 @@ package sparse
 import (
 	"fmt"
 	"math"
+	"runtime"
 )
 
 // COO is a sparse matrix in coordinate (triplet) form on the host.
@@ -49,14 +50,31 @@ func (c *COO) Validate() error {
 	if c.Symmetric && c.Rows != c.Cols {
 		return fmt.Errorf("%w: symmetric COO is %dx%d, not square", ErrShape, c.Rows, c.Cols)
 	}
-	for k := range c.V {
+	// Every pipeline stage validates what it is given: large matrices are
+	// checked on every core, and the error is that of the first bad entry.
+	m := len(c.V)
+	workers := max(1, min(runtime.GOMAXPROCS(0), m/(1<<16)))
+	bad := make([]int, workers)
+	run(workers, workers, func(w int) {
+		bad[w] = -1
+		rows, cols := int32(c.Rows), int32(c.Cols)
+		for k := m * w / workers; k < m*(w+1)/workers; k++ {
+			i, j := c.I[k], c.J[k]
+			if i < 0 || i >= rows || j < 0 || j >= cols || math.IsNaN(c.V[k]) || math.IsInf(c.V[k], 0) {
+				bad[w] = k
+				return
+			}
+		}
+	})
+	for _, k := range bad {
+		if k < 0 {
+			continue
+		}
 		i, j := c.I[k], c.J[k]
 		if i < 0 || int(i) >= c.Rows || j < 0 || int(j) >= c.Cols {
 			return fmt.Errorf("%w: COO entry %d at (%d,%d) outside %dx%d", ErrIndex, k, i, j, c.Rows, c.Cols)
 		}
-		if math.IsNaN(c.V[k]) || math.IsInf(c.V[k], 0) {
-			return fmt.Errorf("%w: COO entry %d at (%d,%d) is %v", ErrNaN, k, i, j, c.V[k])
-		}
+		return fmt.Errorf("%w: COO entry %d at (%d,%d) is %v", ErrNaN, k, i, j, c.V[k])
 	}
 	return nil
 }

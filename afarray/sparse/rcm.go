@@ -52,9 +52,20 @@ func (g *graph) rcm() []int {
 	// to this call.
 	workers := runtime.GOMAXPROCS(0)
 	ranges := max(1, min(workers*4, n/4096))
+	// Each list is sorted as packed (degree, index) keys: an ordered sort of
+	// uint64, several times faster than a sort with a comparison function.
 	run(ranges, workers, func(r int) {
+		var keys []uint64
 		for v := n * r / ranges; v < n*(r+1)/ranges; v++ {
-			slices.SortFunc(g.adj[g.ptr[v]:g.ptr[v+1]], byDegree)
+			l := g.adj[g.ptr[v]:g.ptr[v+1]]
+			keys = keys[:0]
+			for _, w := range l {
+				keys = append(keys, uint64(deg[w])<<32|uint64(uint32(w)))
+			}
+			slices.Sort(keys)
+			for i, k := range keys {
+				l[i] = int32(uint32(k))
+			}
 		}
 	})
 	minVertex := func(vs []int32) int32 {

@@ -284,21 +284,36 @@ func runSolve(args []string) error {
 		return fmt.Errorf("%w: --order %s, not %q", errUsage, orderNames(), o.Order)
 	}
 	o.Order = string(order)
-	devs, err := selectDevices(*devices, o.Method, o.Format, o.Variant)
-	if err != nil {
-		return err
+	// The device is found and its context created (a few hundred
+	// milliseconds with a GPU driver) while the input is read.
+	type devResult struct {
+		devs []*kernels.Device
+		err  error
 	}
-	dev := devs[0]
-	o.Device = dev
-	if len(devs) > 1 {
-		o.Devices = devs
-	}
-
+	devReady := make(chan devResult, 1)
+	go func() {
+		devs, err := selectDevices(*devices, o.Method, o.Format, o.Variant)
+		if err == nil {
+			err = devs[0].Finish()
+		}
+		devReady <- devResult{devs, err}
+	}()
 	readStart := time.Now()
 	p, err := loadSystem(posArgs, &o, *rhs, rhsSet, *ref)
+	readTime := time.Since(readStart)
+	dr := <-devReady
+	if dr.err != nil {
+		return dr.err
+	}
+	dev := dr.devs[0]
+	o.Device = dev
+	if len(dr.devs) > 1 {
+		o.Devices = dr.devs
+	}
 	if err != nil {
 		return err
 	}
+	afterWait := time.Now()
 	if p.A != nil {
 		p.NNZ, p.NNZFull = p.A.NNZLower(), p.A.NNZFull()
 	}
@@ -306,9 +321,9 @@ func runSolve(args []string) error {
 		return err
 	}
 
-	read := time.Since(readStart).Seconds()
+	read := (readTime + time.Since(afterWait)).Seconds()
 
-	launches := deviceLaunches(devs)
+	launches := deviceLaunches(dr.devs)
 	dev.ResetPeak()
 	start := time.Now()
 	compile0 := dev.CompileTime()
@@ -341,10 +356,10 @@ func runSolve(args []string) error {
 	out.Notes = append(p.Notes, out.Notes...)
 	rep := makeReport(p, &o, m, out)
 	rep.Device = dev.Name()
-	if len(devs) > 1 {
-		rep.Device = kernels.Labels(devs)
+	if len(dr.devs) > 1 {
+		rep.Device = kernels.Labels(dr.devs)
 	}
-	rep.KernelLaunches = deviceLaunches(devs) - launches
+	rep.KernelLaunches = deviceLaunches(dr.devs) - launches
 	for _, s := range out.Shares {
 		rep.Devices = append(rep.Devices, deviceShareReport{Device: s.Device, Rows: s.Rows, NNZ: s.NNZ,
 			Halo: s.Halo, Send: s.Send, PeakBytes: s.PeakBytes})
