@@ -15,11 +15,21 @@ const (
 	OrderND Ordering = "nd"
 	// OrderNone is an alias of OrderNatural.
 	OrderNone Ordering = "none"
-	// OrderFillAuto computes AMD and nested dissection and keeps the one
-	// whose factor needs fewer flops (predicted exactly from column counts),
-	// the smaller nnz(L) on a tie. It is what "auto" means for supernodal
+	// OrderFillAuto computes AMD, then, when AMD leaves much fill (the
+	// rule of CHOLMOD, see fillRatioND), nested dissection too, and keeps
+	// the one whose factor needs fewer flops (predicted exactly from column
+	// counts), the smaller nnz(L) on a tie. It is what "auto" means for supernodal
 	// storage; FillOrder also takes "auto" and "" for it.
 	OrderFillAuto Ordering = "fill"
+)
+
+// FillOrder's automatic choice tries nested dissection after AMD only when
+// AMD's nnz(L) is at least fillRatioND times nnz(A) and its flops at least
+// flopsPerEntryND per entry of L (CHOLMOD's default rule, from its user
+// guide), as on 3-D FE models; small and 2-D-like matrices keep AMD.
+const (
+	fillRatioND     = 5
+	flopsPerEntryND = 500
 )
 
 // The fill-reducing orderings join Order's registry, so that solver.Run
@@ -49,9 +59,10 @@ func FillOrder(a *CSC, method Ordering) (perm []int, used Ordering, nnzL int64, 
 	}
 	g := graphOfCSC(a)
 	var cands []Ordering
+	auto := false
 	switch method {
 	case OrderFillAuto, OrderAuto, "":
-		cands = []Ordering{OrderAMD, OrderND}
+		cands, auto = []Ordering{OrderAMD, OrderND}, true
 	case OrderAMD, OrderND, OrderRCM:
 		cands = []Ordering{method}
 	case OrderNatural, OrderNone:
@@ -80,6 +91,11 @@ func FillOrder(a *CSC, method Ordering) (perm []int, used Ordering, nnzL int64, 
 		}
 		if perm == nil || fl < flops || (fl == flops && nz < nnzL) {
 			perm, used, nnzL, flops = p, m, nz, fl
+		}
+		// CHOLMOD's rule: nested dissection is worth its time only when
+		// AMD leaves much fill and much work per entry of L.
+		if auto && m == OrderAMD && (float64(nz) < fillRatioND*float64(a.Len()) || fl < flopsPerEntryND*float64(nz)) {
+			break
 		}
 	}
 	return perm, used, nnzL, flops, nil

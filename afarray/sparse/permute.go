@@ -132,9 +132,10 @@ func (a *CSR) Permute(perm []int) (*CSR, error) {
 	return b, nil
 }
 
-// Permute returns P a Pᵀ in the CSC layout, in O(nnz + n) plus the
-// sorting of each new column's rows (short for sparse matrices): entries
-// are counted into their new columns, placed, and each column sorted.
+// Permute returns P a Pᵀ in the CSC layout in O(nnz + n), without
+// comparisons: the entries are bucketed by their new row, then the rows
+// are walked in increasing order and each entry appended to its new
+// column, whose rows so come out sorted.
 func (a *CSC) Permute(perm []int) (*CSC, error) {
 	if err := a.Validate(); err != nil {
 		return nil, err
@@ -143,57 +144,53 @@ func (a *CSC) Permute(perm []int) (*CSC, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := a.N
-	// New column of each off-diagonal entry: the smaller new index.
-	cnt := make([]int32, n+1)
+	n, nz := a.N, len(a.RowIdx)
+	rowStart, colCnt := make([]int32, n+1), make([]int32, n+1)
 	for j := 0; j < n; j++ {
 		rows, _ := a.ColRows(j)
 		nj := inv[j]
 		for _, r := range rows {
-			cnt[min(nj, inv[r])+1]++
+			nr := inv[r]
+			rowStart[max(nj, nr)+1]++
+			colCnt[min(nj, nr)+1]++
 		}
 	}
-	b := &CSC{N: n, Elements: make([]float64, len(a.Elements)), DiagPos: make([]int32, n), RowIdx: make([]int32, len(a.RowIdx))}
-	// start[c] is the first off-diagonal slot of new column c in RowIdx;
-	// its diagonal sits at start[c]+c in Elements.
-	start := make([]int32, n+1)
+	for i := 0; i < n; i++ {
+		rowStart[i+1] += rowStart[i]
+	}
+	byRowCol, byRowVal := make([]int32, nz), make([]float64, nz)
+	next := append([]int32(nil), rowStart[:n]...)
+	for j := 0; j < n; j++ {
+		rows, vals := a.ColRows(j)
+		nj := inv[j]
+		for q, r := range rows {
+			nr := inv[r]
+			hi, lo := max(nj, nr), min(nj, nr)
+			k := next[hi]
+			next[hi]++
+			byRowCol[k], byRowVal[k] = int32(lo), vals[q]
+		}
+	}
+	b := &CSC{N: n, Elements: make([]float64, len(a.Elements)), DiagPos: make([]int32, n), RowIdx: make([]int32, nz)}
+	// Column c's off-diagonal rows start at start[c] in RowIdx; its
+	// diagonal sits at start[c]+c in Elements.
+	start := make([]int32, n)
 	for c := 0; c < n; c++ {
-		start[c+1] = start[c] + cnt[c+1]
+		if c > 0 {
+			start[c] = start[c-1] + colCnt[c]
+		}
 		b.DiagPos[c] = start[c] + int32(c)
 	}
-	next := append([]int32(nil), start[:n]...)
 	for j := 0; j < n; j++ {
-		nj := inv[j]
-		b.Elements[b.DiagPos[nj]] = a.Elements[a.DiagPos[j]]
-		rows, vals := a.ColRows(j)
-		for q, r := range rows {
-			c, rr := nj, inv[r]
-			if rr < c {
-				c, rr = rr, c
-			}
-			k := next[c]
-			next[c]++
-			b.RowIdx[k] = int32(rr)
-			b.Elements[int(k)+c+1] = vals[q]
-		}
+		b.Elements[b.DiagPos[inv[j]]] = a.Elements[a.DiagPos[j]]
 	}
-	type entry struct {
-		r int32
-		v float64
-	}
-	var buf []entry
-	for c := 0; c < n; c++ {
-		rows, vals := b.ColRows(c)
-		if slices.IsSorted(rows) {
-			continue
-		}
-		buf = buf[:0]
-		for q, r := range rows {
-			buf = append(buf, entry{r, vals[q]})
-		}
-		slices.SortFunc(buf, func(x, y entry) int { return int(x.r - y.r) })
-		for q, e := range buf {
-			rows[q], vals[q] = e.r, e.v
+	for r := 0; r < n; r++ {
+		for k := rowStart[r]; k < rowStart[r+1]; k++ {
+			c := byRowCol[k]
+			q := start[c]
+			start[c]++
+			b.RowIdx[q] = int32(r)
+			b.Elements[int(q)+int(c)+1] = byRowVal[k]
 		}
 	}
 	return b, nil
