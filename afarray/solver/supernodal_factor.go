@@ -119,6 +119,34 @@ type snSchedule struct {
 	vLen      int64 // doubles of V per right-hand side
 }
 
+// snMaxTasks bounds the task list (16 bytes a task on the host and the
+// device): beyond it the fronts are too large for this schedule anyway.
+const snMaxTasks = 1 << 27
+
+// snCheckSize refuses, before anything of the factor's size is allocated,
+// a factor that cannot fit the device (L alone beyond its global memory
+// or its largest allocation) or whose schedule would be unreasonably long.
+func snCheckSize(s *sparse.Supernodal, dev *kernels.Device) error {
+	info := dev.Info()
+	bytes := 8 * s.LPtr[s.NS]
+	if bytes > info.GlobalMemBytes || bytes > info.MaxAllocBytes {
+		return &kernels.OutOfMemoryError{Device: info.Name, Requested: bytes, Live: dev.MemoryStats().Live, Global: info.GlobalMemBytes,
+			MaxAlloc: info.MaxAllocBytes, Reason: "the supernodal factor L"}
+	}
+	var tasks int64
+	for k := 0; k < s.NS; k++ {
+		_, ns, F := s.Front(k)
+		for k0 := 0; k0 < ns; k0 += snNB {
+			nt := int64(F-k0-min(snNB, ns-k0)+snTS-1) / snTS
+			tasks += nt*(nt+1)/2 + nt + 1
+		}
+		if tasks > snMaxTasks {
+			return fmt.Errorf("%w: supernodal schedule of more than %d tasks (fronts of order %d)", ErrShape, snMaxTasks, F)
+		}
+	}
+	return nil
+}
+
 func buildSchedule(s *sparse.Supernodal, smallF int) *snSchedule {
 	sc := &snSchedule{info: make([]int64, snSI*s.NS), childPtr: make([]int32, s.NS+1)}
 	for k := 0; k < s.NS; k++ {
@@ -433,6 +461,9 @@ func (f *snFactor) factorize(a *afarray.CSC, ordering sparse.Ordering) error {
 		return fmt.Errorf("solver: %s symbolic analysis: %w", f.name(), err)
 	}
 	f.dev = a.Elements.Device()
+	if err := snCheckSize(sym, f.dev); err != nil {
+		return fmt.Errorf("solver: %s: %w", f.name(), err)
+	}
 	f.sym, f.sched = sym, buildSchedule(sym, snSmallF(f.dev))
 	f.n, f.nnzA = h.N, len(h.Elements)
 	// The program build is neither analysis nor factorization (Run

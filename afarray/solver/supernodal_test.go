@@ -9,6 +9,7 @@ import (
 	"github.com/oclsolve/oclsolve/afarray"
 	"github.com/oclsolve/oclsolve/afarray/fem"
 	"github.com/oclsolve/oclsolve/afarray/sparse"
+	"github.com/oclsolve/oclsolve/kernels"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -374,5 +375,37 @@ func TestSupernodalErrors(t *testing.T) {
 	defer bad.Release()
 	if err := f.Factorize(bad, ""); !errorsIs(err, ErrNonFinite) {
 		t.Errorf("Inf in A: %v", err)
+	}
+}
+
+// TestSupernodalTooLarge: a factor beyond the device is refused before
+// anything of its size is allocated: an arrow matrix (column 0 full) in
+// natural order has a dense L, here larger than the device's largest
+// allocation.
+func TestSupernodalTooLarge(t *testing.T) {
+	sparseDevice(t)
+	dev, err := afarray.CurrentDevice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An order whose dense L exceeds the device's largest allocation.
+	n := int(math.Sqrt(float64(dev.Info().MaxAllocBytes)/4)) + 100
+	if n > 40000 {
+		t.Skipf("device allows %d-byte allocations: the test matrix would be too large to build quickly", dev.Info().MaxAllocBytes)
+	}
+	// Column 0 couples to every row: natural order fills L completely.
+	c := &sparse.COO{Rows: n, Cols: n, Symmetric: true}
+	for i := 0; i < n; i++ {
+		c.I, c.J, c.V = append(c.I, int32(i)), append(c.J, int32(i)), append(c.V, float64(n))
+		if i > 0 {
+			c.I, c.J, c.V = append(c.I, int32(i)), append(c.J, 0), append(c.V, 1)
+		}
+	}
+	a := cscUpload(t, c)
+	var f SupernodalCholesky
+	defer f.Release()
+	err = f.Factorize(a, sparse.OrderNatural)
+	if !errorsIs(err, kernels.ErrOutOfMemory) {
+		t.Fatalf("dense L of order %d: %v", n, err)
 	}
 }
