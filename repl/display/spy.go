@@ -1,6 +1,7 @@
 package display
 
 import (
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"strings"
@@ -68,6 +69,9 @@ func Spy(rows, cols []int, n int) (Data, error) {
 	b.WriteString(`</svg>`)
 	d := SVG(b.String())
 	d.Bundle[MIMEText] = fmt.Sprintf("[spy plot: n = %d, nnz = %d]", n, len(rows))
+	// The same picture as an HTML image: front ends prefer HTML, and
+	// nbconvert's HTML export strips the shapes out of inline SVG.
+	d.Bundle[MIMEHTML] = fmt.Sprintf(`<img alt="spy plot, n = %d" src="data:image/svg+xml;base64,%s">`, n, base64.StdEncoding.EncodeToString([]byte(b.String())))
 	return d, nil
 }
 
