@@ -314,9 +314,6 @@ func runSolve(args []string) error {
 		return err
 	}
 	afterWait := time.Now()
-	if p.A != nil {
-		p.NNZ, p.NNZFull = p.A.NNZLower(), p.A.NNZFull()
-	}
 	if err := checkDeviceFits(p, &o); err != nil {
 		return err
 	}
@@ -490,6 +487,7 @@ func loadProblem(src string, o *solveOptions) (*solveProblem, error) {
 				return nil, fmt.Errorf("generating %s: %w", src, err)
 			}
 			p.Source = src
+			p.countNNZ()
 			return p, nil
 		}
 	}
@@ -537,8 +535,17 @@ func loadProblem(src string, o *solveOptions) (*solveProblem, error) {
 	if err := p.A.CheckStructure(); err != nil {
 		return nil, fmt.Errorf("%s: %w", src, err)
 	}
-	p.N, p.NNZ = p.A.Rows, p.A.NNZ()
+	p.N = p.A.Rows
+	p.countNNZ()
 	return p, nil
+}
+
+// countNNZ sets NNZ and NNZFull from A: the same counts whichever triangles
+// the input stores.
+func (p *solveProblem) countNNZ() {
+	if p.A != nil {
+		p.NNZ, p.NNZFull = p.A.NNZLower(), p.A.NNZFull()
+	}
 }
 
 // readVector reads a NumPy .npy vector, a Matrix Market array/coordinate
