@@ -20,11 +20,8 @@ func init() {
 	registerFactors(FormatCSC, Thesis, func() factorization { return &CSCCholesky{} }, func() factorization { return &CSCLDLT{} })
 }
 
-func (f *cscFactor) thesisKernel() (k *kernels.Kernel, global, local int, err error) {
-	if f.ldlt {
-		return thesisKernel(f.prog, "ldlt_sparse_c")
-	}
-	return thesisKernel(f.prog, "Cholesky_sparse_c")
+func (f *cscFactor) thesisKernel() (*kernels.Kernel, int, int, error) {
+	return thesisKernel(f.prog, f.ldlt, "Cholesky_sparse_c", "ldlt_sparse_c")
 }
 
 func (f *cscFactor) thesisFactor(a *afarray.CSC) error {

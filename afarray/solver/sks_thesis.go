@@ -18,11 +18,8 @@ func init() {
 	registerFactors(FormatSKS, Thesis, func() factorization { return &SKSCholesky{} }, func() factorization { return &SKSLDLT{} })
 }
 
-func (f *sksFactor) thesisKernel() (k *kernels.Kernel, global, local int, err error) {
-	if f.ldlt {
-		return thesisKernel(f.prog, "ldlt_sparse_sks")
-	}
-	return thesisKernel(f.prog, "chol_sparse_sks")
+func (f *sksFactor) thesisKernel() (*kernels.Kernel, int, int, error) {
+	return thesisKernel(f.prog, f.ldlt, "chol_sparse_sks", "ldlt_sparse_sks")
 }
 
 func (f *sksFactor) thesisFactor() error {

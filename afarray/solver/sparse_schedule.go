@@ -29,7 +29,12 @@ func kernelLocal(prog *kernels.Program, name string, want, least int) (*kernels.
 // thesisKernel returns the thesis's multiplexed kernel and its geometry: 32
 // groups of 1024 items, the local size clamped to a power of two the kernel
 // allows (the backward solve's tree reduction needs a power of two).
-func thesisKernel(prog *kernels.Program, name string) (k *kernels.Kernel, global, local int, err error) {
+// It is the Cholesky kernel, or the LDLT one when ldlt is set.
+func thesisKernel(prog *kernels.Program, ldlt bool, cholesky, ldltName string) (k *kernels.Kernel, global, local int, err error) {
+	name := cholesky
+	if ldlt {
+		name = ldltName
+	}
 	if k, local, err = kernelLocal(prog, name, ThesisLocal, 1); err != nil {
 		return nil, 0, 0, err
 	}
