@@ -3,6 +3,7 @@ package sparse
 import (
 	"fmt"
 	"math"
+	"runtime"
 )
 
 // The accuracy measures every solver reports: the product A x and ‖A‖∞ of a
@@ -15,28 +16,48 @@ func (c *COO) MulVec(x []float64) ([]float64, error) {
 	if len(x) != c.Cols {
 		return nil, fmt.Errorf("%w: vector of %d for a %dx%d matrix", ErrShape, len(x), c.Rows, c.Cols)
 	}
-	y := make([]float64, c.Rows)
-	for k, v := range c.V {
-		i, j := c.I[k], c.J[k]
+	return scatterRows(c, func(y []float64, k int) {
+		i, j, v := c.I[k], c.J[k], c.V[k]
 		y[i] += v * x[j]
 		if c.Symmetric && i != j {
 			y[j] += v * x[i]
 		}
+	}), nil
+}
+
+// scatterRows runs add over every entry into a row vector and returns the
+// sum. Large matrices are split among the cores, each with its own vector
+// (a symmetric entry updates two rows), added up after.
+func scatterRows(c *COO, add func(y []float64, k int)) []float64 {
+	m := len(c.V)
+	workers := max(1, min(runtime.GOMAXPROCS(0), m/(1<<17), 16))
+	parts := make([][]float64, workers)
+	run(workers, workers, func(w int) {
+		y := make([]float64, c.Rows)
+		for k := m * w / workers; k < m*(w+1)/workers; k++ {
+			add(y, k)
+		}
+		parts[w] = y
+	})
+	y := parts[0]
+	for _, p := range parts[1:] {
+		for i, v := range p {
+			y[i] += v
+		}
 	}
-	return y, nil
+	return y
 }
 
 // NormInf returns ‖A‖∞, the largest row sum of |a_ij| (both triangles of a
 // Symmetric matrix).
 func (c *COO) NormInf() float64 {
-	row := make([]float64, c.Rows)
-	for k, v := range c.V {
-		i, j := c.I[k], c.J[k]
-		row[i] += math.Abs(v)
+	row := scatterRows(c, func(y []float64, k int) {
+		i, j, v := c.I[k], c.J[k], math.Abs(c.V[k])
+		y[i] += v
 		if c.Symmetric && i != j {
-			row[j] += math.Abs(v)
+			y[j] += v
 		}
-	}
+	})
 	var m float64
 	for _, r := range row {
 		m = math.Max(m, r)
