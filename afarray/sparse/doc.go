@@ -28,8 +28,14 @@
 // Market coordinate files (real, integer, pattern; general, symmetric,
 // skew-symmetric) and array files (dense matrices and vectors); ReadOpenFEM
 // and WriteOpenFEM handle the thesis's OpenFEM file sets (.nz, .row, .col,
-// .fzs, .def). Readers detect gzip by its magic bytes. Malformed input gives
-// a *ParseError with file and line that wraps ErrMalformed.
+// .fzs, .def). ReadNPZ/WriteNPZ and ReadNPY/WriteNPY exchange matrices and
+// vectors with SciPy and NumPy (scipy.sparse.save_npz, numpy.save), the .npy
+// headers through github.com/sbinet/npyio. Readers detect gzip by its magic
+// bytes. Malformed input gives a *ParseError with file and line that wraps
+// ErrMalformed. The Matrix Market reader and writer use every core
+// (mmparse.go); every reader and the generators check what a header or an
+// order asks for against the bytes that follow and the host memory
+// available (CheckHostMemory, ErrTooLarge) before allocating it.
 //
 // # Orderings and analysis
 //

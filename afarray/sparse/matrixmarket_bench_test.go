@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // benchMatrixFile is the file the Matrix Market benchmarks read:
@@ -90,11 +91,15 @@ func BenchmarkReadNPZ(b *testing.B) {
 // analyze of the same file (../shared/anchors/cholmod_mm.c).
 func BenchmarkReadOrderBuild(b *testing.B) {
 	p := benchMatrixFile(b)
+	var tRead, tOrder, tCSC, tSKS, tCSR time.Duration
 	for b.Loop() {
+		t := time.Now()
 		d, err := ReadMatrixMarketFile(p)
 		if err != nil {
 			b.Fatal(err)
 		}
+		tRead += time.Since(t)
+		t = time.Now()
 		perm, used, err := Order(d.COO, OrderAuto)
 		if err != nil {
 			b.Fatal(err)
@@ -105,6 +110,8 @@ func BenchmarkReadOrderBuild(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+		tOrder += time.Since(t)
+		t = time.Now()
 		csc, err := CSCFromCOO(a)
 		if err != nil {
 			b.Fatal(err)
@@ -112,11 +119,22 @@ func BenchmarkReadOrderBuild(b *testing.B) {
 		if _, err := SymbolicCholesky(csc); err != nil {
 			b.Fatal(err)
 		}
+		tCSC += time.Since(t)
+		t = time.Now()
 		if _, err := SKSFromCOO(a); err != nil {
 			b.Fatal(err)
 		}
+		tSKS += time.Since(t)
+		t = time.Now()
 		if _, err := CSRFromCOO(a); err != nil {
 			b.Fatal(err)
 		}
+		tCSR += time.Since(t)
 	}
+	per := func(d time.Duration) float64 { return d.Seconds() * 1e3 / float64(b.N) }
+	b.ReportMetric(per(tRead), "read-ms")
+	b.ReportMetric(per(tOrder), "order-ms")
+	b.ReportMetric(per(tCSC), "csc+symbolic-ms")
+	b.ReportMetric(per(tSKS), "sks-ms")
+	b.ReportMetric(per(tCSR), "csr-ms")
 }
