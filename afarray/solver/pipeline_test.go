@@ -20,7 +20,7 @@ func splitSum(r *Report) time.Duration {
 // bit those of the host-built path. The time split adds up to the total,
 // every part non-negative, and only the device path has a conversion.
 func TestRunDeviceBuiltEqualsHostBuilt(t *testing.T) {
-	a := runMatrix(t, "bcsstk13")
+	a := runMatrix(t, "nos3")
 	b := make([]float64, a.Rows)
 	for i := range b {
 		b[i] = 1 + float64(i%5)
@@ -90,7 +90,7 @@ func TestFactorizeCOO(t *testing.T) {
 	for _, tc := range []struct {
 		v    Variant
 		name string
-	}{{Fast, "bcsstk13"}, {Thesis, "lund_a"}} {
+	}{{Fast, "nos3"}, {Thesis, "lund_a"}} {
 		factorizeCOOCase(t, tc.v, tc.name)
 	}
 }
