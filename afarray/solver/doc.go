@@ -12,6 +12,14 @@
 // changes and why. docs/thesis.md says what the thesis sections cited as "§"
 // in this package contain.
 //
+// Beyond the thesis, SupernodalCholesky and SupernodalLDLT (format
+// "supernodal", the default of Cholesky and LDLᵀ) order the matrix to
+// reduce fill (AMD or METIS nested dissection, sparse.FillOrder), analyze
+// it into supernodes on the host, and factor it on the device by the
+// multifrontal method, a few batched launches per level of the assembly
+// tree (supernodal_factor.go says why multifrontal and how the launches
+// are laid out); their solves take several right-hand sides at once.
+//
 // Factorizations follow gonum's shape: Factorize once, then SolveTo for as
 // many right-hand sides as needed. Errors match ErrNotPositiveDefinite,
 // ErrZeroPivot, ErrNotConverged, ErrNonFinite and ErrShape with errors.Is
