@@ -44,7 +44,17 @@ func Postorder(parent []int) []int {
 // least common ancestors by path compression): nearly O(nnz(A)), without
 // forming L. SymbolicCounts gets the same numbers in O(nnz(L)).
 func ColumnCounts(a *CSC, parent, post []int) []int {
-	n := a.N
+	return columnCounts(a.N, parent, post, func(j int, visit func(i int)) {
+		rows, _ := a.ColRows(j)
+		for _, r := range rows {
+			visit(int(r))
+		}
+	})
+}
+
+// columnCounts is ColumnCounts on any source of the rows i > j of each
+// column j (below computes them).
+func columnCounts(n int, parent, post []int, below func(j int, visit func(i int))) []int {
 	first, maxfirst, prevleaf, ancestor := make([]int, n), make([]int, n), make([]int, n), make([]int, n)
 	delta := make([]int, n)
 	for j := 0; j < n; j++ {
@@ -64,18 +74,16 @@ func ColumnCounts(a *CSC, parent, post []int) []int {
 		}
 		// Row j of L's skeleton: the entries a(i,j), i > j, seen from
 		// column i's row subtree.
-		rows, _ := a.ColRows(j)
-		for _, r := range rows {
-			i := int(r)
+		below(j, func(i int) {
 			if first[j] <= maxfirst[i] {
-				continue // j is not a leaf of i's row subtree
+				return // j is not a leaf of i's row subtree
 			}
 			maxfirst[i] = first[j]
 			jprev := prevleaf[i]
 			prevleaf[i] = j
 			delta[j]++
 			if jprev == -1 {
-				continue // first leaf: no least common ancestor to subtract
+				return // first leaf: no least common ancestor to subtract
 			}
 			q := jprev
 			for q != ancestor[q] {
@@ -85,7 +93,7 @@ func ColumnCounts(a *CSC, parent, post []int) []int {
 				s, ancestor[s] = ancestor[s], q
 			}
 			delta[q]--
-		}
+		})
 		if p := parent[j]; p != -1 {
 			ancestor[j] = p
 		}
@@ -96,4 +104,42 @@ func ColumnCounts(a *CSC, parent, post []int) []int {
 		}
 	}
 	return delta
+}
+
+// graphCounts returns the elimination tree, a postorder of it and the
+// column counts of P A Pᵀ for the graph g of A and perm (perm[new] = old,
+// inv its inverse), straight from the graph: the permuted matrix is never
+// formed.
+func graphCounts(g *graph, perm, inv []int) (parent, post, counts []int) {
+	n := g.n
+	parent = make([]int, n)
+	ancestor := make([]int, n)
+	for i := 0; i < n; i++ {
+		parent[i], ancestor[i] = -1, -1
+		for _, u := range g.neighbours(int32(perm[i])) {
+			k := inv[u]
+			if k >= i {
+				continue
+			}
+			r := k
+			for ancestor[r] != -1 && ancestor[r] != i {
+				next := ancestor[r]
+				ancestor[r] = i
+				r = next
+			}
+			if ancestor[r] == -1 {
+				ancestor[r] = i
+				parent[r] = i
+			}
+		}
+	}
+	post = Postorder(parent)
+	counts = columnCounts(n, parent, post, func(j int, visit func(i int)) {
+		for _, u := range g.neighbours(int32(perm[j])) {
+			if i := inv[u]; i > j {
+				visit(i)
+			}
+		}
+	})
+	return parent, post, counts
 }

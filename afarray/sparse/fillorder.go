@@ -62,7 +62,7 @@ func FillOrder(a *CSC, method Ordering) (perm []int, used Ordering, nnzL int64, 
 	auto := false
 	switch method {
 	case OrderFillAuto, OrderAuto, "":
-		cands, auto = []Ordering{OrderAMD, OrderND}, true
+		auto = true
 	case OrderAMD, OrderND, OrderRCM:
 		cands = []Ordering{method}
 	case OrderNatural, OrderNone:
@@ -70,32 +70,53 @@ func FillOrder(a *CSC, method Ordering) (perm []int, used Ordering, nnzL int64, 
 	default:
 		return nil, "", 0, 0, fmt.Errorf("%w: unknown ordering %q (want amd, nd, rcm, none or fill)", ErrUnsupported, method)
 	}
-	for _, m := range cands {
-		var p []int
+	type result struct {
+		p     []int
+		nz    int64
+		fl    float64
+		err   error
+		order Ordering
+	}
+	run := func(m Ordering) (r result) {
+		r.order = m
 		switch m {
 		case OrderAMD:
-			p, err = amdOrder(g)
+			r.p, r.err = amdOrder(g)
 		case OrderND:
-			p, err = g.nestedDissection()
+			r.p, r.err = g.nestedDissection()
 		case OrderRCM:
-			p = g.rcm()
+			r.p = g.rcm()
 		case OrderNatural:
-			p = identity(a.N)
+			r.p = identity(a.N)
 		}
-		if err != nil {
-			return nil, "", 0, 0, err
+		if r.err == nil {
+			r.nz, r.fl, r.err = g.predict(r.p)
 		}
-		nz, fl, err := PredictFactor(a, p)
-		if err != nil {
-			return nil, "", 0, 0, err
+		return r
+	}
+	var results []result
+	if auto {
+		// Nested dissection runs beside AMD, on another core, and is
+		// kept only if CHOLMOD's rule asks for it: nested dissection is
+		// worth it only when AMD leaves much fill and much work per
+		// entry of L.
+		nd := make(chan result, 1)
+		go func() { nd <- run(OrderND) }()
+		r := run(OrderAMD)
+		results = append(results, r)
+		rn := <-nd
+		if r.err == nil && float64(r.nz) >= fillRatioND*float64(a.Len()) && r.fl >= flopsPerEntryND*float64(r.nz) {
+			results = append(results, rn)
 		}
-		if perm == nil || fl < flops || (fl == flops && nz < nnzL) {
-			perm, used, nnzL, flops = p, m, nz, fl
+	} else {
+		results = append(results, run(cands[0]))
+	}
+	for _, r := range results {
+		if r.err != nil {
+			return nil, "", 0, 0, r.err
 		}
-		// CHOLMOD's rule: nested dissection is worth its time only when
-		// AMD leaves much fill and much work per entry of L.
-		if auto && m == OrderAMD && (float64(nz) < fillRatioND*float64(a.Len()) || fl < flopsPerEntryND*float64(nz)) {
-			break
+		if perm == nil || r.fl < flops || (r.fl == flops && r.nz < nnzL) {
+			perm, used, nnzL, flops = r.p, r.order, r.nz, r.fl
 		}
 	}
 	return perm, used, nnzL, flops, nil
@@ -105,13 +126,18 @@ func FillOrder(a *CSC, method Ordering) (perm []int, used Ordering, nnzL int64, 
 // Σ_j c_j² of the Cholesky factor of P a Pᵀ, from the elimination tree and
 // the Gilbert–Ng–Peyton column counts, in nearly O(nnz(a)) time.
 func PredictFactor(a *CSC, perm []int) (nnzL int64, flops float64, err error) {
-	b, err := a.Permute(perm)
+	if err := a.Validate(); err != nil {
+		return 0, 0, err
+	}
+	return graphOfCSC(a).predict(perm)
+}
+
+func (g *graph) predict(perm []int) (nnzL int64, flops float64, err error) {
+	inv, err := checkPerm(perm, g.n)
 	if err != nil {
 		return 0, 0, err
 	}
-	rp, cols := b.rowStructure()
-	parent := etree(b.N, rp, cols)
-	counts := ColumnCounts(b, parent, Postorder(parent))
+	_, _, counts := graphCounts(g, perm, inv)
 	for _, c := range counts {
 		nnzL += int64(c)
 		flops += float64(c) * float64(c)

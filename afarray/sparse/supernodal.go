@@ -75,14 +75,11 @@ func AnalyzeSupernodalPerm(a *CSC, perm []int) (*Supernodal, error) {
 
 func analyzeWithOrder(a *CSC, perm0 []int, used Ordering) (*Supernodal, error) {
 	n := a.N
-	b0, err := a.Permute(perm0)
+	inv0, err := checkPerm(perm0, n)
 	if err != nil {
 		return nil, err
 	}
-	rp, cols := b0.rowStructure()
-	parent0 := etree(n, rp, cols)
-	post := Postorder(parent0)
-	counts0 := ColumnCounts(b0, parent0, post)
+	parent0, post, counts0 := graphCounts(graphOfCSC(a), perm0, inv0)
 	ipost := make([]int, n)
 	for k, j := range post {
 		ipost[j] = k
