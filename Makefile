@@ -12,8 +12,9 @@ export CGO_CFLAGS := -DCL_TARGET_OPENCL_VERSION=120
 export POCL_CACHE_DIR ?= $(CURDIR)/.cache/pocl
 export GOFLAGS := -buildvcs=false
 
-# Debian packages: OpenCL on the CPU (PoCL), headers, clinfo; METIS and
-# SuiteSparse (AMD, linked statically) for the fill-reducing orderings; tmux
+# Debian packages: OpenCL on the CPU (PoCL), headers, clinfo; METIS (loaded
+# at run time) and SuiteSparse (AMD, linked statically) for the fill-reducing
+# orderings, so the binary needs neither library where it runs; tmux
 # for the REPL session test; SciPy for the npz/npy fixtures; Debian's Jupyter
 # for running notebooks headless.
 APT_OPENCL := pocl-opencl-icd ocl-icd-opencl-dev opencl-headers clinfo libmetis-dev libsuitesparse-dev

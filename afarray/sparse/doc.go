@@ -51,9 +51,10 @@
 //
 // FillOrder gives the fill-reducing orderings of the supernodal solvers:
 // SuiteSparse AMD (libamd, linked statically) and METIS nested dissection
-// (METIS_NodeND, on the graph compressed by CompressGraph: the unknowns of
-// one FE node become one weighted vertex), RCM, natural, or auto (AMD and
-// METIS both, the one with fewer predicted flops kept). Predictions come
+// (METIS_NodeND from libmetis.so.5, loaded at run time, MetisAvailable; on
+// the graph compressed by CompressGraph: the unknowns of one FE node become
+// one weighted vertex), RCM, natural, or fill (AMD, and METIS beside it
+// when AMD leaves much fill, the one with fewer predicted flops kept). Predictions come
 // from Postorder and ColumnCounts (Gilbert–Ng–Peyton, nearly O(nnz(A))).
 // AnalyzeSupernodal adds the postorder, fundamental supernodes with
 // CHOLMOD's relaxed-amalgamation bounds, the fronts' rows, the assembly

@@ -100,13 +100,19 @@ func FillOrder(a *CSC, method Ordering) (perm []int, used Ordering, nnzL int64, 
 		// kept only if CHOLMOD's rule asks for it: nested dissection is
 		// worth it only when AMD leaves much fill and much work per
 		// entry of L.
+		// Without METIS (libmetis.so.5 absent) AMD alone decides.
 		nd := make(chan result, 1)
-		go func() { nd <- run(OrderND) }()
+		withND := MetisAvailable()
+		if withND {
+			go func() { nd <- run(OrderND) }()
+		}
 		r := run(OrderAMD)
 		results = append(results, r)
-		rn := <-nd
-		if r.err == nil && float64(r.nz) >= fillRatioND*float64(a.Len()) && r.fl >= flopsPerEntryND*float64(r.nz) {
-			results = append(results, rn)
+		if withND {
+			rn := <-nd
+			if r.err == nil && float64(r.nz) >= fillRatioND*float64(a.Len()) && r.fl >= flopsPerEntryND*float64(r.nz) {
+				results = append(results, rn)
+			}
 		}
 	} else {
 		results = append(results, run(cands[0]))

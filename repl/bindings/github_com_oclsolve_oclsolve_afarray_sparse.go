@@ -44,6 +44,7 @@ func init() {
 			"InversePermutation":      reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_sparse.InversePermutation),
 			"InversePermuteVec":       reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_sparse.InversePermuteVec),
 			"MB":                      reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_sparse.MB),
+			"MetisAvailable":          reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_sparse.MetisAvailable),
 			"OpenFEMCols":             reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_sparse.OpenFEMCols),
 			"OpenFEMForce":            reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_sparse.OpenFEMForce),
 			"OpenFEMPrefix":           reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_sparse.OpenFEMPrefix),
