@@ -139,12 +139,12 @@ __kernel void cg_update(int n, int it, int jacobi, int P1, __global const double
 	group_parts(rr, part2 + get_num_groups(0), s);
 }
 
-// invert_diagonal sets dinv = 1/d and records in flag[1] the first
+// invert_diagonal sets dinv = 1/d and records in flag[ST_PIVOT] the first
 // diagonal entry that is not positive (Jacobi CG needs an SPD matrix).
 __kernel void invert_diagonal(int n, __global const double *d, __global double *dinv, __global int *flag) {
 	for (int i = get_global_id(0); i < n; i += get_global_size(0)) {
 		double v = d[i];
-		if (!(v > 0) || !isfinite(v)) atomic_min(&flag[1], i);
+		if (!(v > 0) || !isfinite(v)) atomic_min(&flag[ST_PIVOT], i);
 		dinv[i] = 1 / v;
 	}
 }

@@ -17,7 +17,7 @@ import (
 //go:embed cg_multi.cl
 var cgMultiSource string
 
-var cgMultiProgram = &kernels.ProgramSet{NeedFP64: true, Sources: []kernels.Source{
+var cgMultiProgram = &kernels.ProgramSet{NeedFP64: true, Options: statusOptions, Sources: []kernels.Source{
 	{Name: "dense_common.cl", Text: denseCommonSource},
 	{Name: "cg_multi.cl", Text: cgMultiSource},
 }}

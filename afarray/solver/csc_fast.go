@@ -43,9 +43,9 @@ const cscBlock = 32
 func cscProgram(dev *kernels.Device, v Variant) (*kernels.Program, error) {
 	status := kernels.Source{Name: "sks_status.cl", Text: sparseStatusSource}
 	if v == Thesis {
-		return dev.Build("", status, kernels.Source{Name: "csc_thesis.cl", Text: cscThesisSource})
+		return dev.Build(statusOptions, status, kernels.Source{Name: "csc_thesis.cl", Text: cscThesisSource})
 	}
-	return dev.Build(fmt.Sprintf("-DBLOCK_B=%d", cscBlock), status, sparseBlock, kernels.Source{Name: "csc_fast.cl", Text: cscFastSource})
+	return dev.Build(fmt.Sprintf("%s -DBLOCK_B=%d", statusOptions, cscBlock), status, sparseBlock, kernels.Source{Name: "csc_fast.cl", Text: cscFastSource})
 }
 
 // cscSupernode is one supernode: columns s0..s0+ns-1, m rows below the

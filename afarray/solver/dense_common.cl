@@ -1,10 +1,10 @@
 // Helpers shared by the dense and CG programs of package solver.
 
-// record_pivot stores a bad pivot: flag[1] keeps the smallest column (it
+// record_pivot stores a bad pivot: flag[ST_PIVOT] keeps the smallest column (it
 // starts at INT_MAX); the first column ever recorded also stores its value.
 // The factorizations meet columns in order, so that is the first bad one.
 inline void record_pivot(__global int *flag, __global double *pivot, int j, double d) {
-	if (atomic_min(&flag[1], j) == INT_MAX) pivot[0] = d;
+	if (atomic_min(&flag[ST_PIVOT], j) == INT_MAX) pivot[0] = d;
 }
 
 // tree_sum folds part[0..W) into part[0]; W must be a power of two.

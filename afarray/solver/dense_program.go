@@ -21,7 +21,7 @@ var (
 )
 
 // denseProgram holds the dense kernels of both variants and Gauss-Jordan.
-var denseProgram = &kernels.ProgramSet{NeedFP64: true, Sources: []kernels.Source{
+var denseProgram = &kernels.ProgramSet{NeedFP64: true, Options: statusOptions, Sources: []kernels.Source{
 	{Name: "dense_common.cl", Text: denseCommonSource},
 	{Name: "dense_thesis.cl", Text: denseThesisSource},
 	{Name: "dense_blocked.cl", Text: denseBlockedSource},
@@ -70,12 +70,13 @@ type status struct {
 	pivot *kernels.Buffer
 }
 
+// The dense flags use the package's one slot numbering (sks_status.go).
 const (
-	statusInput  = 0
-	statusPivot  = 1
-	statusOutput = 2
-	statusRHS    = 3
-	statusSlots  = 4
+	statusInput  = stMatrix
+	statusPivot  = stPivot
+	statusOutput = stSolution
+	statusRHS    = stRHS
+	statusSlots  = stSolution + 1
 )
 
 var intMaxPattern = []byte{0xff, 0xff, 0xff, 0x7f}

@@ -6,7 +6,7 @@
 // loops, exactly as the thesis did; only the status words are new: the thesis
 // had no way to report a bad pivot.
 //
-// Status: flag[1] receives the first bad pivot column (atomic_min, starts at
+// Status: flag[ST_PIVOT] receives the first bad pivot column (atomic_min, starts at
 // INT_MAX) and pivot[0] that pivot's value (record_pivot in dense_common.cl).
 
 // Cholesky_c: right-looking, column by column, with the square root of the

@@ -51,9 +51,9 @@ func (f *sksFactor) name() string {
 func sksProgram(dev *kernels.Device, v Variant, width int) (*kernels.Program, error) {
 	srcs := []kernels.Source{{Name: "sks_status.cl", Text: sparseStatusSource}, {Name: "sks_layout.cl", Text: sksLayoutSource}}
 	if v == Thesis {
-		return dev.Build("", append(srcs, kernels.Source{Name: "sks_thesis.cl", Text: sksThesisSource})...)
+		return dev.Build(statusOptions, append(srcs, kernels.Source{Name: "sks_thesis.cl", Text: sksThesisSource})...)
 	}
-	return dev.Build(fmt.Sprintf("-DBLOCK_B=%d", width), append(srcs, sparseBlock, kernels.Source{Name: "sks_fast.cl", Text: sksFastSource})...)
+	return dev.Build(fmt.Sprintf("%s -DBLOCK_B=%d", statusOptions, width), append(srcs, sparseBlock, kernels.Source{Name: "sks_fast.cl", Text: sksFastSource})...)
 }
 
 // checkSKS validates the device matrix's shape and returns its host index

@@ -3,13 +3,10 @@
 // kernels lower it with atomic_min to the first index where a problem was
 // seen. The host reads the buffer once, at the end of Factorize or SolveTo,
 // so that no launch waits for the device.
+// The slots ST_PIVOT, ST_MATRIX, ST_FACTOR, ST_RHS, ST_SOLUTION and
+// ST_PIVOT_VALUE (two ints holding the failed pivot's value as a double) come
+// from the build options (statusOptions in sks_status.go).
 #define SPARSE_NONE 0x7fffffff
-#define ST_PIVOT 0    // first column whose pivot failed (<= 0 for Cholesky, 0 for LDLT)
-#define ST_MATRIX 1   // first non-finite entry of the input matrix
-#define ST_FACTOR 2   // first non-finite entry of the computed factor
-#define ST_RHS 3      // first non-finite entry of the right-hand side
-#define ST_SOLUTION 4 // first non-finite entry of the solution
-// ints 6 and 7 hold the failed pivot's value as a double.
 
 // sparse_failed says whether the factorization already failed, so that later
 // launches return at once instead of spreading NaN through the factor.
@@ -20,7 +17,7 @@ inline int sparse_failed(__global const int *st) {
 // sparse_bad_pivot records a failed pivot d at column col.
 inline void sparse_bad_pivot(__global int *st, int col, double d) {
 	if (atomic_min(&st[ST_PIVOT], col) > col)
-		((__global double *)(st + 6))[0] = d;
+		((__global double *)(st + ST_PIVOT_VALUE))[0] = d;
 }
 
 // sparse_pivot_ok tests a pivot: Cholesky needs d > 0, LDLT needs d != 0;

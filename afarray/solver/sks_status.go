@@ -27,16 +27,24 @@ var sparseBlockSource string
 // skyline programs; it follows sks_status.cl, whose pivot checks it uses.
 var sparseBlock = kernels.Source{Name: "sparse_block.cl", Text: sparseBlockSource}
 
-// Slots of the status buffer (see sks_status.cl).
+// Slots of the status words, the one numbering of every solver kernel: the
+// sparse status buffer (sks_status.cl) and the dense and CG flags
+// (dense_common.cl) use them, and the kernels get them as -D options
+// (statusOptions), so they are defined here only.
 const (
-	stPivot    = 0
-	stMatrix   = 1
-	stFactor   = 2
-	stRHS      = 3
-	stSolution = 4
-	stNone     = math.MaxInt32
-	stInts     = 8 // ints 6-7 hold the failed pivot value
+	stPivot      = 0 // first column whose pivot failed
+	stMatrix     = 1 // first non-finite entry of the input matrix
+	stFactor     = 2 // first non-finite entry of the computed factor
+	stRHS        = 3 // first non-finite entry of the right-hand side
+	stSolution   = 4 // first non-finite entry of the solution
+	stPivotValue = 6 // ints 6-7 of the sparse buffer: the failed pivot as a double
+	stNone       = math.MaxInt32
+	stInts       = 8
 )
+
+// statusOptions passes the slot numbers to every program of the package.
+var statusOptions = fmt.Sprintf("-DST_PIVOT=%d -DST_MATRIX=%d -DST_FACTOR=%d -DST_RHS=%d -DST_SOLUTION=%d -DST_PIVOT_VALUE=%d",
+	stPivot, stMatrix, stFactor, stRHS, stSolution, stPivotValue)
 
 // sparseStatus is a factor's device status buffer.
 type sparseStatus struct {
@@ -79,7 +87,7 @@ func (s *sparseStatus) read() (st [stInts]int32, pivot float64, err error) {
 	if err = s.buf.Read(0, st[:]); err != nil {
 		return st, 0, err
 	}
-	pivot = math.Float64frombits(uint64(uint32(st[6])) | uint64(uint32(st[7]))<<32)
+	pivot = math.Float64frombits(uint64(uint32(st[stPivotValue])) | uint64(uint32(st[stPivotValue+1]))<<32)
 	return st, pivot, nil
 }
 

@@ -18,7 +18,7 @@ var (
 )
 
 // cgProgram holds the products of every format and the CG kernels.
-var cgProgram = &kernels.ProgramSet{NeedFP64: true, Sources: []kernels.Source{
+var cgProgram = &kernels.ProgramSet{NeedFP64: true, Options: statusOptions, Sources: []kernels.Source{
 	{Name: "dense_common.cl", Text: denseCommonSource},
 	{Name: "spmv.cl", Text: spmvSource},
 	{Name: "cg.cl", Text: cgSource},

@@ -68,7 +68,7 @@ func snSmallF(dev *kernels.Device) int {
 }
 
 func snProgram(dev *kernels.Device) (*kernels.Program, error) {
-	opts := fmt.Sprintf("-DCC=8 -DKC=%d -DNB=%d -DTS=%d -DTR=%d -DASM_COLS=%d -DSMALLF=%d -DSB=%d -DSOLVE_WG=%d -DSBL=%d -DRCH=%d",
+	opts := statusOptions + fmt.Sprintf(" -DCC=8 -DKC=%d -DNB=%d -DTS=%d -DTR=%d -DASM_COLS=%d -DSMALLF=%d -DSB=%d -DSOLVE_WG=%d -DSBL=%d -DRCH=%d",
 		snKC, snNB, snTS, snTR, snAsmCols, snSmallF(dev), snSB, snSolveWG, snSBL, snRCH)
 	return dev.Build(opts, kernels.Source{Name: "sks_status.cl", Text: sparseStatusSource},
 		kernels.Source{Name: "supernodal.cl", Text: supernodalSource})
