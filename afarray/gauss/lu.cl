@@ -282,3 +282,142 @@ __kernel void lu_swap_trsm(const int N, const int k, __global double *A, __globa
 		A[IDX(k + i, c)] = v;
 	}
 }
+
+// lu_panel_local is lu_panel with each work-group's rows of the panel held
+// in local memory for the whole panel (at most R rows of NB columns), so a
+// column step touches global memory only to exchange candidates: every
+// group publishes, per step, the largest candidate of its rows (value, row)
+// together with that row's NB values. After the grid-wide barrier each
+// group reads the G maxima and then the winner's row, and scales and
+// updates its own rows in local memory. lu_panel needs about eight
+// dependent global round trips per column (the maxima, the pivot, the
+// pivot row, the used marks, the panel's values), which bound it on a GPU
+// far more than its arithmetic.
+//
+// Without pivoting the candidate of column c is row c itself, published by
+// its owner, so both modes share the code. Chosen rows keep their values,
+// which are final; the whole chunk is written back at the end, and the row
+// exchanges are then applied exactly as after lu_panel.
+
+// publish leaves the group's candidate for panel column j: the largest
+// magnitude in column j among its unused rows (or row k+j without
+// pivoting), with the candidate row's NB values.
+inline void publish(const int k, const int j, const int pivot, const int rbeg, const int m,
+                    __local const double *P, __local const int *used,
+                    __global double *pm_out, __global int *pi_out, __global double *prow_out,
+                    __local double *lmax, __local int *lidx) {
+	const int li = get_local_id(0), n_li = get_local_size(0), g = get_group_id(0);
+	double best = -1.0;
+	int p = -1;
+	if (pivot) {
+		for (int i = li; i < m; i += n_li)
+			if (!used[i]) {
+				const double v = magnitude(P[i * NB + j]);
+				if (better(v, rbeg + i, best, p)) {
+					best = v;
+					p = rbeg + i;
+				}
+			}
+	} else if (li == 0 && k + j >= rbeg && k + j < rbeg + m) {
+		p = k + j;
+		best = magnitude(P[(p - rbeg) * NB + j]);
+	}
+	argmax_local(&best, &p, lmax, lidx);
+	if (li == 0) {
+		pm_out[g] = best;
+		pi_out[g] = p;
+	}
+	if (p >= 0)
+		for (int q = li; q < NB; q += n_li)
+			prow_out[g * NB + q] = P[(p - rbeg) * NB + q];
+}
+
+// chunk of group g: rows k + g*chunk .. of the panel, chunk <= R.
+__kernel void lu_panel_local(const int N, const int k, const int pivot, const int R, __global double *A,
+                             __global int *pivrow, __global int *ipiv,
+                             __global double *pm0, __global int *pi0, __global double *pr0,
+                             __global double *pm1, __global int *pi1, __global double *pr1,
+                             __global int *status, const double tol, __global int *count,
+                             __local double *lmax, __local int *lidx, __local double *useg,
+                             __local double *P, __local int *used) {
+	const int li = get_local_id(0), n_li = get_local_size(0);
+	const int g = get_group_id(0), G = get_num_groups(0);
+	const int chunk = (N - k + G - 1) / G;
+	const int rbeg = k + g * chunk, m = max(0, min(N, rbeg + chunk) - rbeg);
+	for (int e = li; e < m * NB; e += n_li)
+		P[e] = A[IDX(rbeg + e / NB, k + e % NB)];
+	for (int i = li; i < m; i += n_li)
+		used[i] = 0;
+	barrier(CLK_LOCAL_MEM_FENCE);
+	publish(k, 0, pivot, rbeg, m, P, used, pm0, pi0, pr0, lmax, lidx);
+	grid_sync(count, G);
+	for (int j = 0; j < NB; j++) {
+		const int odd = j & 1;
+		volatile __global const double *pm_in = odd ? pm1 : pm0;
+		volatile __global const int *pi_in = odd ? pi1 : pi0;
+		volatile __global const double *pr_in = odd ? pr1 : pr0;
+		// The winner among the groups' candidates (each group finds the
+		// same one), then its row.
+		double best = -1.0;
+		int p = -1, slot = -1;
+		for (int t = li; t < G; t += n_li) {
+			const double v = pm_in[t];
+			const int i = pi_in[t];
+			if (better(v, i, best, p)) {
+				best = v;
+				p = i;
+			}
+		}
+		argmax_local(&best, &p, lmax, lidx);
+		const int c = k + j;
+		// p < 0 (every row used) cannot happen for a square matrix, whose
+		// panel has at least NB rows; it would count as a zero pivot. (No
+		// early return: PoCL miscompiles a return between barriers.)
+		slot = p < 0 ? -1 : (p - k) / chunk;
+		for (int q = li; q < NB; q += n_li)
+			useg[q] = slot < 0 ? 0.0 : pr_in[slot * NB + q];
+		if (g == 0 && li == 0) {
+			pivrow[c] = p;
+			if (!(best > tol))
+				atomic_min(status, c);
+		}
+		if (li == 0 && p >= 0 && p >= rbeg && p < rbeg + m)
+			used[p - rbeg] = 1;
+		barrier(CLK_LOCAL_MEM_FENCE);
+		const double d = useg[j];
+		// A zero pivot is recorded above; the column is then left unscaled
+		// and not applied, so that nothing divides by zero (as LAPACK).
+		if (d != 0.0) {
+			for (int i = li; i < m; i += n_li)
+				if (!used[i])
+					P[i * NB + j] /= d;
+			barrier(CLK_LOCAL_MEM_FENCE);
+			const int w = NB - 1 - j;
+			for (int e = li; e < m * w; e += n_li) {
+				const int i = e / w, q = j + 1 + e % w;
+				if (!used[i])
+					P[i * NB + q] -= P[i * NB + j] * useg[q];
+			}
+		}
+		barrier(CLK_LOCAL_MEM_FENCE);
+		if (j < NB - 1) {
+			publish(k, j + 1, pivot, rbeg, m, P, used, odd ? pm0 : pm1, odd ? pi0 : pi1, odd ? pr0 : pr1, lmax, lidx);
+			grid_sync(count, (j + 2) * G);
+		}
+	}
+	for (int e = li; e < m * NB; e += n_li)
+		A[IDX(rbeg + e / NB, k + e % NB)] = P[e];
+	// As lu_panel's last step: the chosen rows as LAPACK's exchanges.
+	if (g == 0 && li == 0)
+		for (int i = 0; i < NB; ++i) {
+			int pos = pivrow[k + i];
+			for (int t = 0; t < i; ++t) {
+				const int a = k + t, b = ipiv[k + t];
+				if (pos == a)
+					pos = b;
+				else if (pos == b)
+					pos = a;
+			}
+			ipiv[k + i] = pos;
+		}
+}

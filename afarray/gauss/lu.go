@@ -39,6 +39,9 @@ var (
 	luPanelGroupsPerCU  = 2
 	luPanelMaxGroups    = 64
 	luPanelRowsPerGroup = 32
+	// luPanelUseLocal picks lu_panel_local (the panel's rows in local
+	// memory) wherever its groups can hold the panel; false keeps lu_panel.
+	luPanelUseLocal = true
 )
 
 // Work-group sizes of the other blocked LU kernels.
@@ -245,22 +248,36 @@ func factorBlocked(dev *kernels.Device, prog *kernels.Program, a, ipiv, status *
 	if phase == nil {
 		phase = func(int) error { return nil }
 	}
-	var ks [3]*kernels.Kernel
-	for i, name := range []string{"lu_panel", "lu_swap_panel", "lu_swap_trsm"} {
+	var ks [4]*kernels.Kernel
+	for i, name := range []string{"lu_panel", "lu_swap_panel", "lu_swap_trsm", "lu_panel_local"} {
 		k, err := prog.Kernel(name)
 		if err != nil {
 			return err
 		}
 		ks[i] = k
 	}
-	panel, swapPanel, swap := ks[0], ks[1], ks[2]
+	panel, swapPanel, swap, panelLocal := ks[0], ks[1], ks[2], ks[3]
 	eng, err := dense.For(dev, dense.Float64)
 	if err != nil {
 		return err
 	}
 	pl := floorPow2(min(luPanelLocal, panel.MaxWorkGroupSize()))
 	sl := floorPow2(min(luSwapLocal, swap.MaxWorkGroupSize()))
-	maxGroups := panelGroups(dev.Info(), pl)
+	info := dev.Info()
+	maxGroups := panelGroups(info, pl)
+	// lu_panel_local keeps up to rmax rows of the panel per group in local
+	// memory; its groups fill most of a compute unit's local memory, so at
+	// most one per compute unit is resident, hence at most ComputeUnits
+	// groups (and one where the grid barrier is not safe at all).
+	lpl := floorPow2(min(luPanelLocal, panelLocal.MaxWorkGroupSize()))
+	rmax := int((info.LocalMemBytes - int64(12*lpl+8*nb) - 1024) / int64(8*nb+4))
+	localGroups := 1
+	if maxGroups > 1 {
+		localGroups = info.ComputeUnits
+	}
+	if !luPanelUseLocal || rmax < 1 {
+		localGroups = 0
+	}
 
 	var scratch []*kernels.Buffer
 	defer func() {
@@ -290,13 +307,15 @@ func factorBlocked(dev *kernels.Device, prog *kernels.Program, a, ipiv, status *
 	if err != nil {
 		return err
 	}
-	var pm [2]*kernels.Buffer
-	var pi [2]*kernels.Buffer
+	var pm, pi, pr [2]*kernels.Buffer
 	for i := range pm {
-		if pm[i], err = alloc(8 * maxGroups); err != nil {
+		if pm[i], err = alloc(8 * max(maxGroups, localGroups)); err != nil {
 			return err
 		}
-		if pi[i], err = alloc(4 * maxGroups); err != nil {
+		if pi[i], err = alloc(4 * max(maxGroups, localGroups)); err != nil {
+			return err
+		}
+		if pr[i], err = alloc(8 * nb * max(1, localGroups)); err != nil {
 			return err
 		}
 	}
@@ -311,7 +330,16 @@ func factorBlocked(dev *kernels.Device, prog *kernels.Program, a, ipiv, status *
 		if err := count.Fill([]byte{0, 0, 0, 0}, 0, 4); err != nil {
 			return err
 		}
-		if err := panel.Launch([]int{groups * pl}, []int{pl}, ld, k, boolInt(pivot), a, usedAt, pivrow, ipiv,
+		if lg := (ld - k + rmax - 1) / max(rmax, 1); localGroups > 0 && lg <= localGroups {
+			// As few groups as hold the panel: the arithmetic per column is
+			// small, the grid barrier's cost grows with the groups.
+			if err := panelLocal.Launch([]int{lg * lpl}, []int{lpl}, ld, k, boolInt(pivot), rmax, a, pivrow, ipiv,
+				pm[0], pi[0], pr[0], pm[1], pi[1], pr[1], status, tol, count,
+				kernels.Local(8*lpl), kernels.Local(4*lpl), kernels.Local(8*nb),
+				kernels.Local(8*nb*min(rmax, ld-k)), kernels.Local(4*min(rmax, ld-k))); err != nil {
+				return errKernel("lu_panel_local", err)
+			}
+		} else if err := panel.Launch([]int{groups * pl}, []int{pl}, ld, k, boolInt(pivot), a, usedAt, pivrow, ipiv,
 			pm[0], pi[0], pm[1], pi[1], status, tol, count, kernels.Local(8*pl), kernels.Local(4*pl), kernels.Local(8*nb)); err != nil {
 			return errKernel("lu_panel", err)
 		}
