@@ -210,31 +210,61 @@ func TestGemmAllConfigs(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s %s: %v", dt, cfg, err)
 			}
-			for _, s := range gemmShapes {
-				for _, tt := range [][2]bool{{false, false}, {false, true}, {true, false}, {true, true}} {
-					m, n, k := s[0], s[1], s[2]
-					ar, ac := m, k
-					if tt[0] {
-						ar, ac = k, m
-					}
-					br, bc := k, n
-					if tt[1] {
-						br, bc = n, k
-					}
-					ha, hb, hc := random(rng, ar, ac), random(rng, br, bc), random(rng, m, n)
-					a, b, c := upload(t, dev, dt, ha, ar, ac), upload(t, dev, dt, hb, br, bc), upload(t, dev, dt, hc, m, n)
-					alpha, beta := 1.5, -0.5
-					if err := e.Gemm(tt[0], tt[1], alpha, a.Mat, b.Mat, beta, c.Mat); err != nil {
-						t.Fatalf("%s %s %v %v: %v", dt, cfg, s, tt, err)
-					}
-					want := refGemm(tt[0], tt[1], alpha, a.host, b.host, beta, c.host, m, n)
-					if m == 0 || n == 0 {
-						continue
-					}
-					if d := relErr(c.download(t), want, m, n, false); d > tol(dt, k) {
-						t.Errorf("%s %s m,n,k=%v trans=%v: error %.3g", dt, cfg, s, tt, d)
-					}
-				}
+			checkGemmShapes(t, rng, e)
+		}
+	}
+}
+
+// The pair loads GPUs use (PAIRS in gemm.cl) give the same products on
+// PoCL, in both types, every transposition and the edge shapes.
+func TestGemmPairs(t *testing.T) {
+	dev := testDevice(t)
+	if isGPU(dev) {
+		t.Skip("a GPU runs the pair loads in TestGemmAllConfigs")
+	}
+	defer func(v bool) { pairsOnCPU = v }(pairsOnCPU)
+	pairsOnCPU = true
+	rng := rand.New(rand.NewSource(3))
+	for _, c := range []struct {
+		dt  DType
+		cfg Config
+	}{{Float64, Config{32, 32, 16, 4, 4}}, {Float32, Config{64, 32, 16, 8, 4}}} {
+		e, err := NewWithConfig(dev, c.dt, c.cfg)
+		if err != nil {
+			t.Fatalf("%s %s: %v", c.dt, c.cfg, err)
+		}
+		checkGemmShapes(t, rng, e)
+	}
+}
+
+// checkGemmShapes compares e's Gemm with the reference on gemmShapes in
+// every transposition.
+func checkGemmShapes(t *testing.T, rng *rand.Rand, e *Engine) {
+	t.Helper()
+	dev, dt, cfg := e.Device(), e.DType(), e.Config()
+	for _, s := range gemmShapes {
+		for _, tt := range [][2]bool{{false, false}, {false, true}, {true, false}, {true, true}} {
+			m, n, k := s[0], s[1], s[2]
+			ar, ac := m, k
+			if tt[0] {
+				ar, ac = k, m
+			}
+			br, bc := k, n
+			if tt[1] {
+				br, bc = n, k
+			}
+			ha, hb, hc := random(rng, ar, ac), random(rng, br, bc), random(rng, m, n)
+			a, b, c := upload(t, dev, dt, ha, ar, ac), upload(t, dev, dt, hb, br, bc), upload(t, dev, dt, hc, m, n)
+			alpha, beta := 1.5, -0.5
+			if err := e.Gemm(tt[0], tt[1], alpha, a.Mat, b.Mat, beta, c.Mat); err != nil {
+				t.Fatalf("%s %s %v %v: %v", dt, cfg, s, tt, err)
+			}
+			want := refGemm(tt[0], tt[1], alpha, a.host, b.host, beta, c.host, m, n)
+			if m == 0 || n == 0 {
+				continue
+			}
+			if d := relErr(c.download(t), want, m, n, false); d > tol(dt, k) {
+				t.Errorf("%s %s m,n,k=%v trans=%v: error %.3g", dt, cfg, s, tt, d)
 			}
 		}
 	}

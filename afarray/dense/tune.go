@@ -48,11 +48,15 @@ func ParseConfig(s string) (Config, error) {
 func (c Config) WorkGroup() int { return (c.MT / c.TM) * (c.NT / c.TN) }
 
 func (c Config) localBytes(dt DType) int64 {
-	return 2 * int64(c.KT) * int64(c.MT+1+c.NT+1) * dt.Size()
+	return 2 * int64(c.KT) * int64(c.MT+2+c.NT+2) * dt.Size()
 }
 
-func (c Config) options(dt DType) string {
-	return fmt.Sprintf("-DT=%s -DMT=%d -DNT=%d -DKT=%d -DTM=%d -DTN=%d", dt.clType(), c.MT, c.NT, c.KT, c.TM, c.TN)
+func (c Config) options(dt DType, pairs bool) string {
+	o := fmt.Sprintf("-DT=%s -DMT=%d -DNT=%d -DKT=%d -DTM=%d -DTN=%d", dt.clType(), c.MT, c.NT, c.KT, c.TM, c.TN)
+	if pairs {
+		o += " -DPAIRS" // see gemm.cl: GPUs only
+	}
+	return o
 }
 
 // fits reports whether the configuration can run on dev at all.
@@ -60,6 +64,9 @@ func (c Config) fits(dev *kernels.Device, dt DType) error {
 	info := dev.Info()
 	if c.WorkGroup() > info.MaxWorkGroupSize {
 		return fmt.Errorf("dense: %w: configuration %s needs %d work-items, %s allows %d", ErrDevice, c, c.WorkGroup(), info.Name, info.MaxWorkGroupSize)
+	}
+	if isGPU(dev) && (c.TM%2 != 0 || c.TN%2 != 0) {
+		return fmt.Errorf("dense: %w: configuration %s: a GPU reads pairs, TM and TN must be even", ErrDevice, c)
 	}
 	if c.localBytes(dt) > info.LocalMemBytes {
 		return fmt.Errorf("dense: %w: configuration %s needs %s of local memory, %s has %s", ErrDevice, c,

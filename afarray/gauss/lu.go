@@ -41,6 +41,12 @@ var (
 	luPanelRowsPerGroup = 32
 	// luPanelUseLocal picks lu_panel_local (the panel's rows in local
 	// memory) wherever its groups can hold the panel; false keeps lu_panel.
+	// On an H100 (LU + solve, one run): n = 8192 165.5 -> 137.8 ms (the
+	// factorization 148.8 -> 121.0 ms); n = 2047 unchanged at 20.3 ms
+	// (factorization 16.2 ms, about 8 us per column with 24 groups): there
+	// the grid-wide barrier and the step's own barriers bound each column,
+	// not the panel's memory traffic, so a faster panel needs fewer
+	// barriers per column (a single-group leaf, registers), not less data.
 	luPanelUseLocal = true
 )
 
