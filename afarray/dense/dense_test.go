@@ -905,3 +905,50 @@ func BenchmarkGemm(b *testing.B) {
 		}
 	}
 }
+
+// PotrfTimed computes exactly Potrf's factor (the same launches, with
+// waits between them) and accounts its time to the steps it runs.
+func TestPotrfTimed(t *testing.T) {
+	dev := testDevice(t)
+	rng := rand.New(rand.NewSource(9))
+	base, err := For(dev, Float64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := NewWithConfig(dev, Float64, base.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := NewInfo(dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer info.Release()
+	for _, nb := range []int{0, 64} {
+		if err := e.SetBlockSize(nb); err != nil {
+			t.Fatal(err)
+		}
+		n := 150
+		h := spd(rng, n)
+		a, b := upload(t, dev, Float64, h, n, n), upload(t, dev, Float64, h, n, n)
+		if err := e.Potrf(a.Mat, info); err != nil {
+			t.Fatal(err)
+		}
+		st, err := e.PotrfTimed(b.Mat, info)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if col, err := info.Column(); err != nil || col != -1 {
+			t.Fatalf("nb=%d: column %d, %v", nb, col, err)
+		}
+		if d := relErr(b.download(t), a.download(t), n, n, true); d != 0 {
+			t.Errorf("nb=%d: PotrfTimed differs from Potrf by %.3g", nb, d)
+		}
+		if st.Diagonal <= 0 || (nb > 0) != (st.Panel > 0 && st.Update > 0) {
+			t.Errorf("nb=%d: steps %+v", nb, st)
+		}
+	}
+	if _, err := e.PotrfTimed(Mat{}, nil); !errors.Is(err, ErrArgument) {
+		t.Errorf("no Info: %v", err)
+	}
+}

@@ -52,13 +52,16 @@
 // an MT x NT tile of C, each work-item a TM x TN block of it in registers,
 // from KT-deep slices of op(A) and op(B) staged in double-buffered local
 // memory (the next slice is loaded into registers while the current one
-// is multiplied, one barrier per slice). SYRK is the same kernel writing
+// is multiplied, one barrier per slice). On GPUs the inner loop reads the
+// local tiles in aligned pairs (double2: half the load instructions);
+// PoCL compiles those badly, so CPUs read single words. SYRK is the same kernel writing
 // only the lower triangle (tiles above the diagonal leave at once). TRSM is
 // recursive: halves solved in turn with one deep GEMM update between them,
 // 32-wide leaves solved in local memory. POTRF is right-looking in 512-column
 // blocks (Trsm for the panel, Syrk for the update), each diagonal block
 // factored recursively the same way down to leaves of up to 64 columns
-// factored by one work-group in local memory.
+// factored by one work-group in local memory. PotrfTimed runs the same
+// steps with a wait after each and says where the time goes (benchmarks).
 //
 // The tile configuration (Configs) is chosen per device and element type
 // at first use: each candidate is timed on a square product and the

@@ -3,6 +3,7 @@ package dense
 import (
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/oclsolve/oclsolve/kernels"
 )
@@ -143,4 +144,70 @@ func (e *Engine) panelUpdate(a Mat, j, jb, end int) error {
 
 func (e *Engine) potrfLocal() int {
 	return min(potrfLocal, e.dev.Info().MaxWorkGroupSize, e.potrfBlockK.MaxWorkGroupSize())
+}
+
+// PotrfSteps is where a blocked Potrf spends its time: the diagonal
+// blocks (recursive, latency-bound), the panel solves (Trsm) and the
+// trailing updates (Syrk).
+type PotrfSteps struct {
+	Diagonal, Panel, Update time.Duration
+}
+
+// PotrfTimed is Potrf with a wait for the device after every step, so
+// that a benchmark can see which step dominates; the waits make it slower
+// than Potrf, which production code calls. With BlockSize 0 the whole
+// factorization counts as Diagonal.
+func (e *Engine) PotrfTimed(a Mat, info *Info) (PotrfSteps, error) {
+	var st PotrfSteps
+	if a.Rows != a.Cols {
+		return st, fmt.Errorf("dense: Potrf: %w: matrix is %dx%d", ErrShape, a.Rows, a.Cols)
+	}
+	if info == nil || info.buf == nil || info.buf.Released() {
+		return st, fmt.Errorf("dense: Potrf: %w: no Info", ErrArgument)
+	}
+	if err := e.checkAll("Potrf", namedMat{"A", a}); err != nil {
+		return st, err
+	}
+	if info.buf.Device() != e.dev {
+		return st, fmt.Errorf("dense: Potrf: %w: Info lives on another device", ErrDevice)
+	}
+	n := a.Rows
+	timed := func(d *time.Duration, f func() error) error {
+		if err := e.dev.Finish(); err != nil {
+			return err
+		}
+		t := time.Now()
+		if err := f(); err != nil {
+			return err
+		}
+		err := e.dev.Finish()
+		*d += time.Since(t)
+		return err
+	}
+	nb := e.BlockSize()
+	if nb == 0 || n == 0 {
+		return st, timed(&st.Diagonal, func() error { return e.potrfRec(a, 0, n, info) })
+	}
+	for k := 0; k < n; k += nb {
+		kb := min(nb, n-k)
+		if err := timed(&st.Diagonal, func() error { return e.potrfRec(a, k, k+kb, info) }); err != nil {
+			return st, err
+		}
+		r := n - k - kb
+		if r <= 0 {
+			break
+		}
+		p := a.Sub(k+kb, k, r, kb)
+		if err := timed(&st.Panel, func() error {
+			return e.Trsm(Right, Lower, true, NonUnit, 1, a.Sub(k, k, kb, kb), p)
+		}); err != nil {
+			return st, err
+		}
+		if err := timed(&st.Update, func() error {
+			return e.gemmLaunch(false, true, -1, p, p, 1, a.Sub(k+kb, k+kb, r, r), true)
+		}); err != nil {
+			return st, err
+		}
+	}
+	return st, nil
 }

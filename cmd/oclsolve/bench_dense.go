@@ -41,7 +41,11 @@ type denseBenchResult struct {
 	// BackwardError is ||b - A x||inf / (||A||inf ||x||inf + ||b||inf) of
 	// the last solve (cholesky and lu), computed on the host.
 	BackwardError float64 `json:"backward_error,omitempty"`
-	Error         string  `json:"error,omitempty"`
+	// Steps (potrf with an outer block): milliseconds in the diagonal
+	// blocks, the panel solves and the trailing updates of one extra run
+	// that waits after every step (dense.PotrfTimed).
+	Steps map[string]float64 `json:"steps_ms,omitempty"`
+	Error string             `json:"error,omitempty"`
 }
 
 type denseBenchReport struct {
@@ -105,7 +109,12 @@ func runBenchDense(args []string) error {
 	rep := denseBenchReport{Device: dev.Name(), Configs: map[string]string{}}
 	progress := func(r denseBenchResult) {
 		rep.Results = append(rep.Results, r)
-		fmt.Fprintf(os.Stderr, "%-8s %-7s n=%-6d %9.3f ms %9.1f GFLOP/s %s %s\n", r.Op, r.DType, r.N, r.TimeS*1e3, r.GFLOPS, r.Config, r.Error)
+		steps := ""
+		if r.Steps != nil {
+			steps = fmt.Sprintf("(nb %d, waiting per step: diagonal %.1f ms, panel %.1f ms, update %.1f ms) ",
+				r.Block, r.Steps["diagonal"], r.Steps["panel"], r.Steps["update"])
+		}
+		fmt.Fprintf(os.Stderr, "%-8s %-7s n=%-6d %9.3f ms %9.1f GFLOP/s %s %s%s\n", r.Op, r.DType, r.N, r.TimeS*1e3, r.GFLOPS, r.Config, steps, r.Error)
 	}
 	for _, dt := range dts {
 		e, err := dense.For(dev, dt)
@@ -244,6 +253,7 @@ func benchDenseKernel(e *dense.Engine, op string, n, nb, reps int) (r denseBench
 	fn := float64(n)
 	var flops float64
 	var run func() error
+	var info *dense.Info
 	prepare := func() error { return nil }
 	switch op {
 	case "gemm":
@@ -271,7 +281,8 @@ func benchDenseKernel(e *dense.Engine, op string, n, nb, reps int) (r denseBench
 		if err := writeTyped(bufs[3], dt, diag); err != nil {
 			return fail(err)
 		}
-		info, err := dense.NewInfo(dev)
+		var err error
+		info, err = dense.NewInfo(dev)
 		if err != nil {
 			return fail(err)
 		}
@@ -312,8 +323,20 @@ func benchDenseKernel(e *dense.Engine, op string, n, nb, reps int) (r denseBench
 	}
 	r.TimeS = best.Seconds()
 	r.GFLOPS = flops / best.Seconds() / 1e9
+	if op == "potrf" && r.Block > 0 {
+		if err := prepare(); err != nil {
+			return fail(err)
+		}
+		st, err := e.PotrfTimed(m(2), info)
+		if err != nil {
+			return fail(err)
+		}
+		r.Steps = map[string]float64{"diagonal": ms(st.Diagonal), "panel": ms(st.Panel), "update": ms(st.Update)}
+	}
 	return r
 }
+
+func ms(d time.Duration) float64 { return d.Seconds() * 1e3 }
 
 func writeTyped(b *kernels.Buffer, dt dense.DType, v []float64) error {
 	if dt == dense.Float32 {
