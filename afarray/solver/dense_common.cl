@@ -18,14 +18,6 @@ inline void tree_sum(__local double *part) {
 }
 
 
-// check_finite records in flag[slot] the smallest index i < n with x[i] NaN
-// or infinite (flag[slot] must start at INT_MAX). The solvers run it on their
-// inputs and results and read the flags once, with the other status words.
-__kernel void check_finite(int n, __global const double *x, __global int *flag, int slot) {
-	for (int i = get_global_id(0); i < n; i += get_global_size(0))
-		if (!isfinite(x[i])) atomic_min(&flag[slot], i);
-}
-
 // copy_cols copies an n x m column-major block from src (leading dimension
 // lds, first column c0) into dst (leading dimension ldd, first column d0).
 // Gauss-Jordan builds the augmented matrix [A | B] with it.

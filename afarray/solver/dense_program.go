@@ -22,6 +22,7 @@ var (
 
 // denseProgram holds the dense kernels of both variants and Gauss-Jordan.
 var denseProgram = &kernels.ProgramSet{NeedFP64: true, Options: statusOptions, Sources: []kernels.Source{
+	{Name: "sks_status.cl", Text: sparseStatusSource},
 	{Name: "dense_common.cl", Text: denseCommonSource},
 	{Name: "dense_thesis.cl", Text: denseThesisSource},
 	{Name: "dense_blocked.cl", Text: denseBlockedSource},

@@ -45,7 +45,7 @@
 // pair and its test, and nothing else edited:
 //
 //   - supernodal.cl: the kernels. Report failures through the shared status
-//     slots (sks_status.cl: sparse_bad_pivot, sparse_nonfinite) so the host
+//     slots (sks_status.cl: sparse_bad_pivot, check_finite) so the host
 //     reads one small buffer at the end instead of waiting per launch.
 //   - supernodal.go: the factor type with the methods every factor type has
 //     (Factorize, FactorizeInPlace where the factor can overwrite its input,

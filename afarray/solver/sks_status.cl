@@ -26,9 +26,12 @@ inline int sparse_pivot_ok(double d, int ldlt) {
 	return isfinite(d) && (ldlt ? d != 0.0 : d > 0.0);
 }
 
-// sparse_nonfinite lowers st[slot] to the first index i with x[i] NaN or Inf.
-__kernel void sparse_nonfinite(__global const double *x, int n, __global int *st, int slot) {
+// check_finite lowers flag[slot] to the smallest index i < n with x[i] NaN or
+// Inf (flag[slot] must start at SPARSE_NONE = INT_MAX). It is the one
+// finiteness check of the package: the sparse factors, the dense solvers and
+// CG run it on their inputs and results and read the status once.
+__kernel void check_finite(int n, __global const double *x, __global int *flag, int slot) {
 	for (int i = get_global_id(0); i < n; i += get_global_size(0))
 		if (!isfinite(x[i]))
-			atomic_min(&st[slot], i);
+			atomic_min(&flag[slot], i);
 }

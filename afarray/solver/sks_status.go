@@ -49,11 +49,11 @@ var statusOptions = fmt.Sprintf("-DST_PIVOT=%d -DST_MATRIX=%d -DST_FACTOR=%d -DS
 // sparseStatus is a factor's device status buffer.
 type sparseStatus struct {
 	buf *kernels.Buffer
-	chk *kernels.Kernel // sparse_nonfinite
+	chk *kernels.Kernel // check_finite
 }
 
 func newSparseStatus(dev *kernels.Device, prog *kernels.Program) (*sparseStatus, error) {
-	chk, err := prog.Kernel("sparse_nonfinite")
+	chk, err := prog.Kernel("check_finite")
 	if err != nil {
 		return nil, err
 	}
@@ -79,7 +79,7 @@ func (s *sparseStatus) reset() error {
 func (s *sparseStatus) check(x *kernels.Buffer, n, slot int) error {
 	const local = 256
 	groups := min(max((n+local-1)/local, 1), 256)
-	return s.chk.Launch([]int{groups * local}, []int{local}, x, n, s.buf, slot)
+	return s.chk.Launch([]int{groups * local}, []int{local}, n, x, s.buf, slot)
 }
 
 // read waits for the device and returns the slots and the failed pivot.
