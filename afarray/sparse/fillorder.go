@@ -30,6 +30,10 @@ const (
 const (
 	fillRatioND     = 5
 	flopsPerEntryND = 500
+	// ndParallelOrder is the order from which nested dissection runs
+	// speculatively beside AMD (it costs more than AMD and, on 3-D FE
+	// models that large, the rule nearly always keeps it).
+	ndParallelOrder = 20000
 )
 
 // The fill-reducing orderings join Order's registry, so that solver.Run
@@ -96,22 +100,28 @@ func FillOrder(a *CSC, method Ordering) (perm []int, used Ordering, nnzL int64, 
 	}
 	var results []result
 	if auto {
-		// Nested dissection runs beside AMD, on another core, and is
-		// kept only if CHOLMOD's rule asks for it: nested dissection is
-		// worth it only when AMD leaves much fill and much work per
-		// entry of L.
-		// Without METIS (libmetis.so.5 absent) AMD alone decides.
-		nd := make(chan result, 1)
-		withND := MetisAvailable()
-		if withND {
-			go func() { nd <- run(OrderND) }()
+		// CHOLMOD's rule: nested dissection is worth it only when AMD
+		// leaves much fill and much work per entry of L. Without METIS (libmetis.so.5 absent) AMD alone decides. On
+		// large matrices nested dissection runs beside AMD, on another
+		// core, and is kept only if the rule asks for it; on small ones
+		// it runs after AMD, and only then.
+		wantND := func(r result) bool {
+			return r.err == nil && float64(r.nz) >= fillRatioND*float64(a.Len()) && r.fl >= flopsPerEntryND*float64(r.nz)
 		}
-		r := run(OrderAMD)
-		results = append(results, r)
-		if withND {
-			rn := <-nd
-			if r.err == nil && float64(r.nz) >= fillRatioND*float64(a.Len()) && r.fl >= flopsPerEntryND*float64(r.nz) {
+		withND := MetisAvailable()
+		if withND && a.N >= ndParallelOrder {
+			nd := make(chan result, 1)
+			go func() { nd <- run(OrderND) }()
+			r := run(OrderAMD)
+			results = append(results, r)
+			if rn := <-nd; wantND(r) {
 				results = append(results, rn)
+			}
+		} else {
+			r := run(OrderAMD)
+			results = append(results, r)
+			if withND && wantND(r) {
+				results = append(results, run(OrderND))
 			}
 		}
 	} else {
