@@ -48,7 +48,14 @@ func (c *compileAccount) noticeAfter(d *Device) (stop func()) {
 		t.Stop()
 		c.mu.Lock()
 		c.source += time.Since(start)
+		reached := c.source >= CompileNoticeAfter
 		c.mu.Unlock()
+		// The timer's goroutine may not have run yet on a loaded machine:
+		// once the threshold is passed the notice is given before the
+		// build returns, so it always precedes the work that follows.
+		if reached {
+			c.notify(d)
+		}
 	}
 }
 
