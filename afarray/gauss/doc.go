@@ -27,8 +27,13 @@
 // partial pivoting in panels of BlockSize columns. Each panel is one launch
 // over many work-groups that take its columns one after the other, meeting
 // at a grid-wide barrier between columns (pivot search from per-group
-// maxima, rows marked rather than moved while the panel is factorized; on
-// a CPU device a single group); then the row exchanges, the triangular
+// maxima, rows marked rather than moved while the panel is factorized).
+// Where its groups can hold the panel, each keeps its rows in local memory
+// and only the candidates (maximum and its row) cross global memory. The
+// grid-wide barrier needs every group resident at once, which OpenCL does
+// not promise: several groups run only on NVIDIA and AMD GPUs on their
+// vendors' platforms (at most a few per compute unit), one group on every
+// other device (CPUs, Intel GPUs, PoCL back-ends). Then the row exchanges, the triangular
 // solve of the U block row and the update of the trailing matrix by the
 // dense kernel core's tuned GEMM (package afarray/dense) take three more
 // launches. Forward and back

@@ -6,7 +6,10 @@
 //                 many work-groups, one column step after the other (pivot
 //                 search, scaling of the multipliers, rank-1 update of the
 //                 panel's remaining columns), the groups meeting at a
-//                 grid-wide barrier between steps;
+//                 grid-wide barrier between steps; lu_panel_local (at the
+//                 end of this file) does the same with each group's rows
+//                 held in local memory, wherever its groups can hold the
+//                 panel (lu.go picks it);
 //   lu_swap_panel exchanges the panel's rows;
 //   lu_swap_trsm  applies the panel's row exchanges to every other column
 //                 and, right of the panel, solves L11 U12 = A12 (unit lower
