@@ -34,7 +34,7 @@ func (c *CSCCholesky) Factorize(a *afarray.CSC, v Variant) error { return c.fact
 func (c *CSCCholesky) L() (*afarray.CSC, error) { return c.factor() }
 
 // factorizeOwned is Factorize for Run (the registry's factorization).
-func (c *CSCCholesky) factorizeOwned(m any, v Variant) error { return c.Factorize(m.(*afarray.CSC), v) }
+func (c *CSCCholesky) factorizeOwned(m any, v Variant) error { return factorizeAs(c.Factorize, m, v) }
 
 // CSCLDLT is the factorization A = L D Lᵀ (L unit lower triangular, D
 // diagonal) of a symmetric matrix in the thesis's CSC layout: L's strict
@@ -58,4 +58,4 @@ func (c *CSCLDLT) Factorize(a *afarray.CSC, v Variant) error { return c.factoriz
 func (c *CSCLDLT) LD() (*afarray.CSC, error) { return c.factor() }
 
 // factorizeOwned is Factorize for Run (the registry's factorization).
-func (c *CSCLDLT) factorizeOwned(m any, v Variant) error { return c.Factorize(m.(*afarray.CSC), v) }
+func (c *CSCLDLT) factorizeOwned(m any, v Variant) error { return factorizeAs(c.Factorize, m, v) }

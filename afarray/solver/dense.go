@@ -56,7 +56,7 @@ func (c *DenseCholesky) Factor() *afarray.Array { return c.a }
 // factorizeOwned is FactorizeInPlace for Run (the registry's
 // factorization): Run's upload is its own copy, as in the thesis.
 func (c *DenseCholesky) factorizeOwned(m any, v Variant) error {
-	return c.FactorizeInPlace(m.(*afarray.Array), v)
+	return factorizeAs(c.FactorizeInPlace, m, v)
 }
 
 // DenseLDLT is the factorization A = L D Lᵀ of a symmetric dense matrix with
@@ -98,5 +98,5 @@ func (c *DenseLDLT) Factor() *afarray.Array { return c.a }
 // factorizeOwned is FactorizeInPlace for Run (the registry's
 // factorization): Run's upload is its own copy, as in the thesis.
 func (c *DenseLDLT) factorizeOwned(m any, v Variant) error {
-	return c.FactorizeInPlace(m.(*afarray.Array), v)
+	return factorizeAs(c.FactorizeInPlace, m, v)
 }

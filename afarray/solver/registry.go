@@ -55,6 +55,13 @@ type factorization interface {
 	Release()
 }
 
+// factorizeAs is the body of every factor type's factorizeOwned: Run hands
+// the format's device matrix as an any, and factorize is the type's own
+// FactorizeInPlace (or Factorize where the type cannot work in place).
+func factorizeAs[M any](factorize func(M, Variant) error, m any, v Variant) error {
+	return factorize(m.(M), v)
+}
+
 // iteration is what the iterative driver (runIterative) calls: solve with
 // the operator, and describe the run.
 type iteration func(op Operator, b *afarray.Array, o Options, v Variant) (*afarray.Array, *CGResult, error)

@@ -52,7 +52,7 @@ func (c *SKSCholesky) Factorize(a *afarray.SKS, v Variant) error {
 // factorizeOwned is FactorizeInPlace for Run (the registry's
 // factorization): Run's upload is its own copy, as in the thesis.
 func (c *SKSCholesky) factorizeOwned(m any, v Variant) error {
-	return c.FactorizeInPlace(m.(*afarray.SKS), v)
+	return factorizeAs(c.FactorizeInPlace, m, v)
 }
 
 // SKSLDLT is the factorization A = L D Lᵀ (L unit lower triangular, D
@@ -90,5 +90,5 @@ func (c *SKSLDLT) FactorizeInPlace(a *afarray.SKS, v Variant) error {
 // factorizeOwned is FactorizeInPlace for Run (the registry's
 // factorization): Run's upload is its own copy, as in the thesis.
 func (c *SKSLDLT) factorizeOwned(m any, v Variant) error {
-	return c.FactorizeInPlace(m.(*afarray.SKS), v)
+	return factorizeAs(c.FactorizeInPlace, m, v)
 }
