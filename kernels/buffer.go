@@ -178,27 +178,18 @@ func (b *Buffer) Write(off int64, data any) error { return b.write(off, data, st
 func (b *Buffer) WriteNoWait(off int64, data any) error { return b.write(off, data, 1) }
 
 func (b *Buffer) write(off int64, data any, staged int64) error {
-	if err := b.usable(); err != nil {
-		return err
-	}
-	p, n, err := hostSlice(data)
-	if err != nil || n == 0 {
-		return err
-	}
-	if off < 0 || off+n > b.size {
-		return fmt.Errorf("%w: write of %d bytes at %d into a %d-byte buffer", ErrLaunch, n, off, b.size)
-	}
-	b.dev.mu.Lock()
-	defer b.dev.mu.Unlock()
-	if n >= staged && b.dev.useStaging() {
-		return b.dev.writeStaged(b.mem, off, stagedBytes(p, n))
-	}
-	return writeBuffer(b.dev.queue, b.mem, int(off), int(n), p)
+	return b.transfer(off, data, staged, true)
 }
 
 // Read copies from the buffer at byte offset off into a Go slice. It waits for
 // every command queued before it (the queue is in order).
-func (b *Buffer) Read(off int64, data any) error {
+func (b *Buffer) Read(off int64, data any) error { return b.transfer(off, data, stagingMin, false) }
+
+// transfer is Write (write true) and Read: it checks the buffer, the host
+// slice and the byte range [off, off+n), then copies through the device's
+// pinned staging buffers from staged bytes on where the device uses them,
+// directly otherwise.
+func (b *Buffer) transfer(off int64, data any, staged int64, write bool) error {
 	if err := b.usable(); err != nil {
 		return err
 	}
@@ -207,12 +198,21 @@ func (b *Buffer) Read(off int64, data any) error {
 		return err
 	}
 	if off < 0 || off+n > b.size {
-		return fmt.Errorf("%w: read of %d bytes at %d from a %d-byte buffer", ErrLaunch, n, off, b.size)
+		op, prep := "read", "from"
+		if write {
+			op, prep = "write", "into"
+		}
+		return fmt.Errorf("%w: %s of %d bytes at %d %s a %d-byte buffer", ErrLaunch, op, n, off, prep, b.size)
 	}
 	b.dev.mu.Lock()
 	defer b.dev.mu.Unlock()
-	if n >= stagingMin && b.dev.useStaging() {
+	switch staging := n >= staged && b.dev.useStaging(); {
+	case staging && write:
+		return b.dev.writeStaged(b.mem, off, stagedBytes(p, n))
+	case staging:
 		return b.dev.readStaged(b.mem, off, stagedBytes(p, n))
+	case write:
+		return writeBuffer(b.dev.queue, b.mem, int(off), int(n), p)
 	}
 	return readBuffer(b.dev.queue, b.mem, int(off), int(n), p)
 }

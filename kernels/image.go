@@ -88,22 +88,14 @@ func (im *Image) Release() {
 }
 
 // Write copies row-major texels (width*height*channels float32) into the image.
-func (im *Image) Write(data []float32) error {
-	if err := im.usable(); err != nil {
-		return err
-	}
-	if len(data) != im.width*im.height*im.channels {
-		return fmt.Errorf("%w: %d values for a %dx%dx%d image", ErrLaunch, len(data), im.width, im.height, im.channels)
-	}
-	im.dev.mu.Lock()
-	defer im.dev.mu.Unlock()
-	b := unsafe.Slice((*byte)(unsafe.Pointer(&data[0])), len(data)*4)
-	_, err := im.dev.queue.EnqueueWriteImage(im.mem, true, [3]int{0, 0, 0}, [3]int{im.width, im.height, 1}, 0, 0, b, nil)
-	return err
-}
+func (im *Image) Write(data []float32) error { return im.transfer(data, true) }
 
 // Read copies the image's texels, row-major, into data.
-func (im *Image) Read(data []float32) error {
+func (im *Image) Read(data []float32) error { return im.transfer(data, false) }
+
+// transfer is Write (write true) and Read: a blocking copy of all the
+// texels, once data has exactly width*height*channels values.
+func (im *Image) transfer(data []float32, write bool) error {
 	if err := im.usable(); err != nil {
 		return err
 	}
@@ -113,6 +105,12 @@ func (im *Image) Read(data []float32) error {
 	im.dev.mu.Lock()
 	defer im.dev.mu.Unlock()
 	b := unsafe.Slice((*byte)(unsafe.Pointer(&data[0])), len(data)*4)
-	_, err := im.dev.queue.EnqueueReadImage(im.mem, true, [3]int{0, 0, 0}, [3]int{im.width, im.height, 1}, 0, 0, b, nil)
+	origin, region := [3]int{0, 0, 0}, [3]int{im.width, im.height, 1}
+	var err error
+	if write {
+		_, err = im.dev.queue.EnqueueWriteImage(im.mem, true, origin, region, 0, 0, b, nil)
+	} else {
+		_, err = im.dev.queue.EnqueueReadImage(im.mem, true, origin, region, 0, 0, b, nil)
+	}
 	return err
 }
