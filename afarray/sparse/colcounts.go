@@ -112,27 +112,13 @@ func columnCounts(n int, parent, post []int, below func(j int, visit func(i int)
 // formed.
 func graphCounts(g *graph, perm, inv []int) (parent, post, counts []int) {
 	n := g.n
-	parent = make([]int, n)
-	ancestor := make([]int, n)
-	for i := 0; i < n; i++ {
-		parent[i], ancestor[i] = -1, -1
+	parent = etreeOf(n, func(i int, visit func(k int)) {
 		for _, u := range g.neighbours(int32(perm[i])) {
-			k := inv[u]
-			if k >= i {
-				continue
-			}
-			r := k
-			for ancestor[r] != -1 && ancestor[r] != i {
-				next := ancestor[r]
-				ancestor[r] = i
-				r = next
-			}
-			if ancestor[r] == -1 {
-				ancestor[r] = i
-				parent[r] = i
+			if k := inv[u]; k < i {
+				visit(k)
 			}
 		}
-	}
+	})
 	post = Postorder(parent)
 	counts = columnCounts(n, parent, post, func(j int, visit func(i int)) {
 		for _, u := range g.neighbours(int32(perm[j])) {

@@ -305,16 +305,12 @@ func (a *npyArray) text(r io.Reader) (string, error) {
 // *ParseError; a header that declares more elements than the file holds
 // fails before anything of that size is allocated.
 func ReadNPY(path string) ([]float64, error) {
-	f, err := os.Open(path)
+	f, size, err := openSized(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	return readNPYVector(bufio.NewReaderSize(f, 1<<20), path, st.Size())
+	return readNPYVector(bufio.NewReaderSize(f, 1<<20), path, size)
 }
 
 // ReadNPYFrom reads a .npy vector from r; size is the number of bytes r
@@ -345,4 +341,19 @@ func WriteNPY(w io.Writer, v []float64) error {
 		return fmt.Errorf("writing .npy: %w", err)
 	}
 	return bw.Flush()
+}
+
+// openSized opens path for reading and returns its size, which the NumPy
+// readers check their headers against before allocating.
+func openSized(path string) (*os.File, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	return f, st.Size(), nil
 }

@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -34,16 +33,12 @@ const npzSymmetricKey = "oclsolve_symmetric"
 // against the bytes that hold them before anything is allocated, and the
 // CSR/CSC pointers against the shape before anything of the order's size.
 func ReadNPZ(path string) (*COO, error) {
-	f, err := os.Open(path)
+	f, size, err := openSized(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	return ReadNPZFrom(f, st.Size(), path)
+	return ReadNPZFrom(f, size, path)
 }
 
 // ReadNPZFrom reads a save_npz archive of size bytes from r; name is used

@@ -60,14 +60,26 @@ func (a *CSC) rowStructure() (rp []int, cols []int32) {
 }
 
 func etree(n int, rp []int, cols []int32) []int {
+	return etreeOf(n, func(i int, visit func(k int)) {
+		for _, k := range cols[rp[i]:rp[i+1]] {
+			visit(int(k))
+		}
+	})
+}
+
+// etreeOf is the elimination tree of an order-n symmetric matrix whose
+// strictly lower entries of row i, (i, k) with k < i, below(i, visit)
+// visits in any order; parent[root] = -1. It is Liu's algorithm, shared by
+// the CSC analysis (etree) and the graph one (graphCounts).
+func etreeOf(n int, below func(i int, visit func(k int))) []int {
 	parent := make([]int, n)
 	ancestor := make([]int, n)
 	for i := 0; i < n; i++ {
 		parent[i], ancestor[i] = -1, -1
-		for _, k := range cols[rp[i]:rp[i+1]] {
+		below(i, func(k int) {
 			// Climb from k to the root of its current subtree, pointing
 			// every visited vertex at i (path compression).
-			r := int(k)
+			r := k
 			for ancestor[r] != -1 && ancestor[r] != i {
 				next := ancestor[r]
 				ancestor[r] = i
@@ -77,7 +89,7 @@ func etree(n int, rp []int, cols []int32) []int {
 				ancestor[r] = i
 				parent[r] = i
 			}
-		}
+		})
 	}
 	return parent
 }
