@@ -98,6 +98,20 @@ func dims(d []int) (rows, cols int, vector bool, err error) {
 	return 0, 0, false, fmt.Errorf("%w: afarray holds 1-D and 2-D arrays, got %d dimensions", ErrShape, len(d))
 }
 
+// newFilled is newArray on the default device followed by fill, which
+// sets the elements; the array is released if fill fails.
+func newFilled(t DType, rows, cols int, vector bool, fill func(a *Array) error) (*Array, error) {
+	a, err := newArray(nil, t, rows, cols, vector)
+	if err != nil {
+		return nil, err
+	}
+	if err := fill(a); err != nil {
+		a.Release()
+		return nil, err
+	}
+	return a, nil
+}
+
 // upload makes an array from a host slice; the slice becomes the array's
 // cached host copy (it is copied first, so the caller keeps its own).
 func upload(data any, length int, t DType, d []int) (*Array, error) {
@@ -111,12 +125,8 @@ func upload(data any, length int, t DType, d []int) (*Array, error) {
 	if rows*cols != length {
 		return nil, fmt.Errorf("%w: %d values for a %dx%d array", ErrShape, length, rows, cols)
 	}
-	a, err := newArray(nil, t, rows, cols, vector)
+	a, err := newFilled(t, rows, cols, vector, func(a *Array) error { return a.buf.Write(0, data) })
 	if err != nil {
-		return nil, err
-	}
-	if err := a.buf.Write(0, data); err != nil {
-		a.Release()
 		return nil, err
 	}
 	a.countUp(int64(length) * t.Size())
@@ -174,15 +184,7 @@ func Constant(v float64, t DType, dims ...int) (*Array, error) {
 	if err != nil {
 		return nil, err
 	}
-	a, err := newArray(nil, t, rows, cols, vector)
-	if err != nil {
-		return nil, err
-	}
-	if err := a.fill(v); err != nil {
-		a.Release()
-		return nil, err
-	}
-	return a, nil
+	return newFilled(t, rows, cols, vector, func(a *Array) error { return a.fill(v) })
 }
 
 // dims2 is dims for constructors without data: () is an error.
@@ -195,15 +197,9 @@ func dims2(d []int) (int, int, bool, error) {
 
 // Range returns the vector start, start+step, ..., with n elements.
 func Range(n int, start, step float64, t DType) (*Array, error) {
-	a, err := newArray(nil, t, n, 1, true)
-	if err != nil {
-		return nil, err
-	}
-	if err := a.launchElementwise("range_fill", n, a.typed(start), a.typed(step), a.buf); err != nil {
-		a.Release()
-		return nil, err
-	}
-	return a, nil
+	return newFilled(t, n, 1, true, func(a *Array) error {
+		return a.launchElementwise("range_fill", n, a.typed(start), a.typed(step), a.buf)
+	})
 }
 
 // Random returns an array of seeded uniform random numbers in [0, 1). The
@@ -217,15 +213,9 @@ func Random(seed uint64, t DType, dims ...int) (*Array, error) {
 	if err != nil {
 		return nil, err
 	}
-	a, err := newArray(nil, t, rows, cols, vector)
-	if err != nil {
-		return nil, err
-	}
-	if err := a.launchElementwise("random_uniform", a.Len(), seed, a.buf); err != nil {
-		a.Release()
-		return nil, err
-	}
-	return a, nil
+	return newFilled(t, rows, cols, vector, func(a *Array) error {
+		return a.launchElementwise("random_uniform", a.Len(), seed, a.buf)
+	})
 }
 
 // FromBuffer wraps a device buffer that holds rows*cols elements of type t,
