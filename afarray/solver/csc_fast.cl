@@ -131,12 +131,8 @@ __kernel void csc_update(__global double *elmL, __global const int *colL, __glob
 			if (j < ns && i < ns && i >= j)
 				elmL[start[j] + i - j] = din[t];
 		}
-	int ti = (int)((sqrt(8.0 * g + 1.0) - 1.0) * 0.5);
-	while (ti * (ti + 1) / 2 > g)
-		ti--;
-	while ((ti + 1) * (ti + 2) / 2 <= g)
-		ti++;
-	const int tc = g - ti * (ti + 1) / 2;
+	const int2 tile = tri_tile(g);
+	const int ti = tile.x, tc = tile.y;
 	const int a0 = ti * TT, b0 = tc * TT;
 	const int tx = lid % TT, ty = lid / TT;
 	for (int t = lid; t < TT * B; t += ls) {
@@ -184,14 +180,8 @@ __kernel void csc_fwd(__global const double *elmL, __global const int *colL, __g
 	__local double D[B][B + 1];
 	__local int start[B];
 	__local double y[B];
-	const int lid = get_local_id(0), ls = get_local_size(0);
 	csc_load_diag(elmL, colL, s0, ns, D, start);
-	for (int j = lid; j < ns; j += ls)
-		y[j] = w[s0 + j];
-	block_forward(D, ns, y, ldlt);
-	if (get_group_id(0) == 0)
-		for (int j = lid; j < ns; j += ls)
-			out[s0 + j] = ldlt ? y[j] / D[j][j] : y[j];
+	block_forward_store(D, ns, y, w + s0, out + s0, ldlt);
 	const int a = get_global_id(0);
 	if (a >= m)
 		return;
@@ -219,14 +209,5 @@ __kernel void csc_bwd(__global const double *elmL, __global const int *colL, __g
 			s += elmL[csc_at(start, ns, j, a)] * x[rowL[rb + a]];
 		red[j][tx] = s;
 	}
-	barrier(CLK_LOCAL_MEM_FENCE);
-	for (int j = lid; j < ns; j += ls) {
-		double s = x[s0 + j];
-		for (int t = 0; t < 32; t++)
-			s -= red[j][t];
-		r[j] = s;
-	}
-	block_backward(D, ns, r, ldlt);
-	for (int j = lid; j < ns; j += ls)
-		x[s0 + j] = r[j];
+	block_backward_store(D, ns, red, r, x + s0, ldlt);
 }

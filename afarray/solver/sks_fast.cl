@@ -122,12 +122,8 @@ __kernel void sks_syrk(__global double *elm, __global const int *idx, int nnz, i
 			if (j < bs && i < bs && i >= j && k0 + i <= last[j])
 				elm[start[j] + i - j] = din[t];
 		}
-	int ti = (int)((sqrt(8.0 * g + 1.0) - 1.0) * 0.5);
-	while (ti * (ti + 1) / 2 > g)
-		ti--;
-	while ((ti + 1) * (ti + 2) / 2 <= g)
-		ti++;
-	const int tc = g - ti * (ti + 1) / 2;
+	const int2 tile = tri_tile(g);
+	const int ti = tile.x, tc = tile.y;
 	const int k1 = k0 + bs, r0 = k1 + ti * TT, c0 = k1 + tc * TT;
 	const int tx = lid % TT, ty = lid / TT;
 	double acc[TT / TY];
@@ -177,14 +173,8 @@ __kernel void sks_fwd(__global const double *elm, __global const int *idx, int n
 	__local double D[B][B + 1];
 	__local int last[B], start[B];
 	__local double y[B];
-	const int lid = get_local_id(0), ls = get_local_size(0);
 	sks_load_diag(elm, idx, nnz, n, k0, bs, D, last, start);
-	for (int j = lid; j < bs; j += ls)
-		y[j] = w[k0 + j];
-	block_forward(D, bs, y, ldlt);
-	if (get_group_id(0) == 0)
-		for (int j = lid; j < bs; j += ls)
-			out[k0 + j] = ldlt ? y[j] / D[j][j] : y[j];
+	block_forward_store(D, bs, y, w + k0, out + k0, ldlt);
 	const int i = k0 + bs + get_global_id(0);
 	if (i > R)
 		return;
@@ -215,14 +205,5 @@ __kernel void sks_bwd(__global const double *elm, __global const int *idx, int n
 			s += elm[start[j] + i - k0 - j] * x[i];
 		red[j][tx] = s;
 	}
-	barrier(CLK_LOCAL_MEM_FENCE);
-	for (int j = lid; j < bs; j += ls) {
-		double s = x[k0 + j];
-		for (int t = 0; t < 32; t++)
-			s -= red[j][t];
-		r[j] = s;
-	}
-	block_backward(D, bs, r, ldlt);
-	for (int j = lid; j < bs; j += ls)
-		x[k0 + j] = r[j];
+	block_backward_store(D, bs, red, r, x + k0, ldlt);
 }

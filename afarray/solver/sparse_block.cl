@@ -7,6 +7,18 @@
 #define BLOCK_B 32
 #endif
 
+// tri_tile maps group g to the tile (ti, tc), tc <= ti, of a lower
+// triangle of tiles numbered row by row: g = ti(ti+1)/2 + tc. The square
+// root gives ti; the loops correct its rounding.
+inline int2 tri_tile(int g) {
+	int ti = (int)((sqrt(8.0 * g + 1.0) - 1.0) * 0.5);
+	while (ti * (ti + 1) / 2 > g)
+		ti--;
+	while ((ti + 1) * (ti + 2) / 2 <= g)
+		ti++;
+	return (int2)(ti, g - ti * (ti + 1) / 2);
+}
+
 // block_factor factors the ns x ns lower triangle of D in place: Cholesky
 // leaves L (diagonal included), LDLT leaves the unit L below the diagonal
 // and D on it. A pivot that fails (sparse_pivot_ok) is reported for column
@@ -68,4 +80,38 @@ inline void block_backward(__local double (*D)[BLOCK_B + 1], int ns, __local dou
 			r[i] -= D[j][i] * r[j];
 	}
 	barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+// block_forward_store is the block part of a forward substitution: it loads
+// y from the block's rows of the work vector (wb = w + first column), solves
+// L y = y, and group 0 stores y (LDLT: D⁻¹y) into the block's rows of out
+// (outb). Every group keeps y for its own panel update.
+inline void block_forward_store(__local double (*D)[BLOCK_B + 1], int ns, __local double *y, __global const double *wb,
+                                __global double *outb, int ldlt) {
+	const int lid = get_local_id(0), ls = get_local_size(0);
+	for (int j = lid; j < ns; j += ls)
+		y[j] = wb[j];
+	block_forward(D, ns, y, ldlt);
+	if (get_group_id(0) == 0)
+		for (int j = lid; j < ns; j += ls)
+			outb[j] = ldlt ? y[j] / D[j][j] : y[j];
+}
+
+// block_backward_store ends a backward substitution: red[j][0..31] holds the
+// partial dot products of column j with the rows below the block; it forms
+// r = xb - their sums (xb = x + first column), solves Lᵀ r = r and writes r
+// back into xb.
+inline void block_backward_store(__local double (*D)[BLOCK_B + 1], int ns, __local double (*red)[33], __local double *r,
+                                 __global double *xb, int ldlt) {
+	const int lid = get_local_id(0), ls = get_local_size(0);
+	barrier(CLK_LOCAL_MEM_FENCE);
+	for (int j = lid; j < ns; j += ls) {
+		double s = xb[j];
+		for (int t = 0; t < 32; t++)
+			s -= red[j][t];
+		r[j] = s;
+	}
+	block_backward(D, ns, r, ldlt);
+	for (int j = lid; j < ns; j += ls)
+		xb[j] = r[j];
 }
