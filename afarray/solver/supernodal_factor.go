@@ -448,8 +448,17 @@ func (f *snFactor) factorize(a *afarray.CSC, ordering sparse.Ordering) error {
 	if err != nil {
 		return err
 	}
-	perm, used, _, _, err := sparse.FillOrder(h, ordering)
-	if err != nil {
+	var perm []int
+	used := sparse.OrderNatural
+	if ordering == sparse.OrderNatural || ordering == sparse.OrderNone {
+		// Run has already ordered the matrix: FillOrder would only add its
+		// nnz(L) and flops prediction (a graph and column counts, thrown
+		// away here), which the analysis below computes again.
+		perm = make([]int, h.N)
+		for i := range perm {
+			perm[i] = i
+		}
+	} else if perm, used, _, _, err = sparse.FillOrder(h, ordering); err != nil {
 		return fmt.Errorf("solver: %s ordering: %w", f.name(), err)
 	}
 	tOrder := time.Since(t0)
