@@ -41,6 +41,18 @@ const (
 func init() {
 	for _, o := range []Ordering{OrderAMD, OrderND, OrderFillAuto} {
 		RegisterOrdering(o, func(c *COO) ([]int, error) {
+			if c.Symmetric {
+				// One stored triangle: its graph, built on every core
+				// from the indices alone, is the graph of the CSC
+				// (same sorted lists), without sorting and copying the
+				// values into a CSC that only the graph would read.
+				g, err := newGraph(c)
+				if err != nil {
+					return nil, err
+				}
+				p, _, _, _, err := g.fillOrder(len(g.adj)/2+g.n, o)
+				return p, err
+			}
 			a, err := CSCFromCOO(c)
 			if err != nil {
 				return nil, err
@@ -61,7 +73,13 @@ func FillOrder(a *CSC, method Ordering) (perm []int, used Ordering, nnzL int64, 
 	if err := a.Validate(); err != nil {
 		return nil, "", 0, 0, err
 	}
-	g := graphOfCSC(a)
+	return graphOfCSC(a).fillOrder(a.Len(), method)
+}
+
+// fillOrder is FillOrder on the graph of a symmetric matrix that stores
+// lenA entries in the CSC layout (the lower triangle's off-diagonal entries
+// plus the n diagonal ones).
+func (g *graph) fillOrder(lenA int, method Ordering) (perm []int, used Ordering, nnzL int64, flops float64, err error) {
 	var cands []Ordering
 	auto := false
 	switch method {
@@ -91,7 +109,7 @@ func FillOrder(a *CSC, method Ordering) (perm []int, used Ordering, nnzL int64, 
 		case OrderRCM:
 			r.p = g.rcm()
 		case OrderNatural:
-			r.p = identity(a.N)
+			r.p = identity(g.n)
 		}
 		if r.err == nil {
 			r.nz, r.fl, r.err = g.predict(r.p)
@@ -106,10 +124,10 @@ func FillOrder(a *CSC, method Ordering) (perm []int, used Ordering, nnzL int64, 
 		// core, and is kept only if the rule asks for it; on small ones
 		// it runs after AMD, and only then.
 		wantND := func(r result) bool {
-			return r.err == nil && float64(r.nz) >= fillRatioND*float64(a.Len()) && r.fl >= flopsPerEntryND*float64(r.nz)
+			return r.err == nil && float64(r.nz) >= fillRatioND*float64(lenA) && r.fl >= flopsPerEntryND*float64(r.nz)
 		}
 		withND := MetisAvailable()
-		if withND && a.N >= ndParallelOrder {
+		if withND && g.n >= ndParallelOrder {
 			nd := make(chan result, 1)
 			go func() { nd <- run(OrderND) }()
 			r := run(OrderAMD)

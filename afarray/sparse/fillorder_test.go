@@ -2,6 +2,7 @@ package sparse
 
 import (
 	"errors"
+	"slices"
 	"testing"
 	"time"
 )
@@ -84,4 +85,61 @@ func TestCompressGraph(t *testing.T) {
 		t.Errorf("bcsstk16: %d of %d vertices after compression, want at most half", nc, c.Rows)
 	}
 	t.Logf("bcsstk16: %d -> %d vertices", c.Rows, nc)
+}
+
+// TestFillOrderFromCOO checks that Order's fill-reducing orderings, which
+// build the graph of a one-triangle COO directly (newGraph), see the same
+// graph and return the same permutations as FillOrder on the CSC, on every
+// shared matrix and on a symmetric COO that stores entries of both
+// triangles, duplicates and an explicit zero.
+func TestFillOrderFromCOO(t *testing.T) {
+	mixed := &COO{Rows: 5, Cols: 5, Symmetric: true,
+		I: []int32{0, 1, 0, 2, 3, 4, 1, 3, 2, 4, 4},
+		J: []int32{0, 0, 1, 1, 1, 2, 2, 3, 4, 4, 4},
+		V: []float64{4, 1, 1, 0, 2, 1, 5, 6, 1, 3, 4}}
+	cases := map[string]*COO{"mixed": mixed}
+	for _, name := range matrixNames {
+		cases[name] = readShared(t, name)
+	}
+	tested := 0
+	for name, c := range cases {
+		if !c.Symmetric {
+			continue
+		}
+		tested++
+		a, err := CSCFromCOO(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g0 := graphOfCSC(a)
+		g1, err := newGraph(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g0.n != g1.n || !slices.Equal(g0.ptr, g1.ptr) || !slices.Equal(g0.adj, g1.adj) {
+			t.Fatalf("%s: graph of the COO differs from the graph of its CSC", name)
+		}
+		if len(g1.adj)/2+g1.n != a.Len() {
+			t.Fatalf("%s: %d CSC entries, graph gives %d", name, a.Len(), len(g1.adj)/2+g1.n)
+		}
+		for _, m := range []Ordering{OrderAMD, OrderND, OrderFillAuto} {
+			if m == OrderND && !MetisAvailable() {
+				continue
+			}
+			want, _, _, _, err := FillOrder(a, m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _, err := Order(c, m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("%s %s: Order on the COO and FillOrder on the CSC disagree", name, m)
+			}
+		}
+	}
+	if tested < len(matrixNames) {
+		t.Fatalf("only %d symmetric COOs among %d cases", tested, len(cases))
+	}
 }
