@@ -1,6 +1,7 @@
 package sparse
 
 import (
+	"errors"
 	"slices"
 	"testing"
 )
@@ -86,5 +87,79 @@ func checkSupernodal(t *testing.T, name string, a *CSC, s *Supernodal) {
 			t.Fatalf("%s: entry mapped to %d (storage %d), or twice", name, p, s.LPtr[s.NS])
 		}
 		seen[p] = true
+	}
+}
+
+// TestMapEntriesPositions checks every position MapEntries gives (computed
+// over column ranges in parallel) against the definition: row and column
+// in the postordered numbering, found in the column's supernode front; and
+// that an entry outside the analyzed structure is refused with ErrIndex.
+func TestMapEntriesPositions(t *testing.T) {
+	a, err := CSCFromCOO(readShared(t, "bcsstk38"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := AnalyzeSupernodal(a, OrderFillAuto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := s.MapEntries(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv, _ := InversePermutation(s.Perm)
+	super := make([]int, a.N)
+	for k := 0; k < s.NS; k++ {
+		for c := s.Super[k]; c < s.Super[k+1]; c++ {
+			super[c] = k
+		}
+	}
+	want := func(i, j int) int64 {
+		r, c := inv[i], inv[j]
+		if r < c {
+			r, c = c, r
+		}
+		k := super[c]
+		front := s.Rows[s.RowPtr[k]:s.RowPtr[k+1]]
+		for q, x := range front {
+			if int(x) == r {
+				return s.LPtr[k] + int64(c-s.Super[k])*int64(len(front)) + int64(q)
+			}
+		}
+		return -1
+	}
+	for j := 0; j < a.N; j++ {
+		d := int(a.DiagPos[j])
+		if m[d] != want(j, j) {
+			t.Fatalf("diagonal %d mapped to %d, want %d", j, m[d], want(j, j))
+		}
+		rows, _ := a.ColRows(j)
+		for q, r := range rows {
+			if m[d+1+q] != want(int(r), j) {
+				t.Fatalf("(%d,%d) mapped to %d, want %d", r, j, m[d+1+q], want(int(r), j))
+			}
+		}
+	}
+	// Add one entry that the structure of L does not hold.
+	c, _ := a.ToCOO()
+	added := false
+	for j := 0; j < a.N && !added; j++ {
+		for i := a.N - 1; i > j; i-- {
+			if want(i, j) < 0 {
+				c.I, c.J, c.V = append(c.I, int32(i)), append(c.J, int32(j)), append(c.V, 1)
+				added = true
+				break
+			}
+		}
+	}
+	if !added {
+		t.Fatal("no entry outside the structure of L")
+	}
+	b, err := CSCFromCOO(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.MapEntries(b); !errors.Is(err, ErrIndex) {
+		t.Fatalf("entry outside the structure: %v, want ErrIndex", err)
 	}
 }
