@@ -30,29 +30,10 @@ inline double reduce_parts(int P, __global const double *parts, __local double *
 	return v;
 }
 
-// group_parts stores this group's sum of v into parts[get_group_id(0)].
-inline void group_parts(double v, __global double *parts, __local double *s) {
-	int l = get_local_id(0);
-	s[l] = v;
-	tree_sum(s);
-	if (l == 0) parts[get_group_id(0)] = s[0];
-	barrier(CLK_LOCAL_MEM_FENCE);
-}
-
 __kernel void cg_init(int n, int jacobi, __global const double *b, __global const double *dinv,
                       __global double *x, __global double *r, __global double *z,
                       __global double *part2, __local double *s) {
-	double rz = 0, rr = 0;
-	for (int i = get_global_id(0); i < n; i += get_global_size(0)) {
-		double bi = b[i], zi = jacobi ? bi * dinv[i] : bi;
-		x[i] = 0;
-		r[i] = bi;
-		if (jacobi) z[i] = zi;
-		rz += bi * zi;
-		rr += bi * bi;
-	}
-	group_parts(rz, part2, s);
-	group_parts(rr, part2 + get_num_groups(0), s);
+	cg_start(n, jacobi, b, dinv, x, r, z, part2, s);
 }
 
 // cg_begin folds the r'z and r'r partials of iteration it, records them,
@@ -125,18 +106,7 @@ __kernel void cg_update(int n, int it, int jacobi, int P1, __global const double
                         __global const double *dinv, __global double *part2, __local double *s) {
 	if (done[0] >= 0) return;
 	double alpha = rzh[it] / reduce_parts(P1, part1, s);
-	double rz = 0, rr = 0;
-	for (int i = get_global_id(0); i < n; i += get_global_size(0)) {
-		x[i] = fma(alpha, p[i], x[i]);
-		double ri = fma(-alpha, q[i], r[i]);
-		double zi = jacobi ? ri * dinv[i] : ri;
-		r[i] = ri;
-		if (jacobi) z[i] = zi;
-		rz += ri * zi;
-		rr += ri * ri;
-	}
-	group_parts(rz, part2, s);
-	group_parts(rr, part2 + get_num_groups(0), s);
+	cg_advance(n, alpha, jacobi, x, r, z, p, q, dinv, part2, s);
 }
 
 // invert_diagonal sets dinv = 1/d and records in flag[ST_PIVOT] the first

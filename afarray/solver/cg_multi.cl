@@ -17,29 +17,10 @@
 //              own rows; partials of p_new'q
 //   mcg_update x += alpha p, r -= alpha q, z = M^-1 r; partials of r'z, r'r
 
-// mcg_parts stores this group's sum of v into parts[get_group_id(0)].
-inline void mcg_parts(double v, __global double *parts, __local double *s) {
-	int l = get_local_id(0);
-	s[l] = v;
-	tree_sum(s);
-	if (l == 0) parts[get_group_id(0)] = s[0];
-	barrier(CLK_LOCAL_MEM_FENCE);
-}
-
 __kernel void mcg_init(int m, int jacobi, __global const double *b, __global const double *dinv,
                        __global double *x, __global double *r, __global double *z,
                        __global double *out, __local double *s) {
-	double rz = 0, rr = 0;
-	for (int i = get_global_id(0); i < m; i += get_global_size(0)) {
-		double bi = b[i], zi = jacobi ? bi * dinv[i] : bi;
-		x[i] = 0;
-		r[i] = bi;
-		if (jacobi) z[i] = zi;
-		rz += bi * zi;
-		rr += bi * bi;
-	}
-	mcg_parts(rz, out, s);
-	mcg_parts(rr, out + get_num_groups(0), s);
+	cg_start(m, jacobi, b, dinv, x, r, z, out, s);
 }
 
 __kernel void mcg_gather(int count, int off, __global const int *send, __global const double *z,
@@ -79,22 +60,11 @@ __kernel void mcg_step(int m, int ext, double beta, __global const int *rowptr,
 		barrier(CLK_LOCAL_MEM_FENCE);
 	}
 	for (int i = m + get_global_id(0); i < ext; i += get_global_size(0)) pnew[i] = fma(beta, pold[i], z[i]);
-	mcg_parts(dot, out, s);
+	group_parts(dot, out, s);
 }
 
 __kernel void mcg_update(int m, double alpha, int jacobi, __global double *x, __global double *r,
                          __global double *z, __global const double *p, __global const double *q,
                          __global const double *dinv, __global double *out, __local double *s) {
-	double rz = 0, rr = 0;
-	for (int i = get_global_id(0); i < m; i += get_global_size(0)) {
-		x[i] = fma(alpha, p[i], x[i]);
-		double ri = fma(-alpha, q[i], r[i]);
-		double zi = jacobi ? ri * dinv[i] : ri;
-		r[i] = ri;
-		if (jacobi) z[i] = zi;
-		rz += ri * zi;
-		rr += ri * ri;
-	}
-	mcg_parts(rz, out, s);
-	mcg_parts(rr, out + get_num_groups(0), s);
+	cg_advance(m, alpha, jacobi, x, r, z, p, q, dinv, out, s);
 }

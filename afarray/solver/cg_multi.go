@@ -19,6 +19,7 @@ var cgMultiSource string
 
 var cgMultiProgram = &kernels.ProgramSet{NeedFP64: true, Options: statusOptions, Sources: []kernels.Source{
 	{Name: "dense_common.cl", Text: denseCommonSource},
+	{Name: "cg_common.cl", Text: cgCommonSource},
 	{Name: "cg_multi.cl", Text: cgMultiSource},
 }}
 

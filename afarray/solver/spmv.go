@@ -15,11 +15,14 @@ var (
 	spmvSource string
 	//go:embed cg.cl
 	cgSource string
+	//go:embed cg_common.cl
+	cgCommonSource string
 )
 
 // cgProgram holds the products of every format and the CG kernels.
 var cgProgram = &kernels.ProgramSet{NeedFP64: true, Options: statusOptions, Sources: []kernels.Source{
 	{Name: "dense_common.cl", Text: denseCommonSource},
+	{Name: "cg_common.cl", Text: cgCommonSource},
 	{Name: "spmv.cl", Text: spmvSource},
 	{Name: "cg.cl", Text: cgSource},
 }}
