@@ -9,29 +9,62 @@
 // Status: flag[ST_PIVOT] receives the first bad pivot column (atomic_min, starts at
 // INT_MAX) and pivot[0] that pivot's value (record_pivot in dense_common.cl).
 
+// thesis_pivot_column checks pivot A[j,j] (Cholesky: it must be positive;
+// LDLT: nonzero and finite), records a bad one, and divides column j below
+// the diagonal by sqrt(pivot) (Cholesky, whose square root of the diagonal
+// itself is delayed) or by the pivot (LDLT).
+inline void thesis_pivot_column(__global double *A, int n, int j, int ldlt, __global int *flag, __global double *pivot) {
+	int gid = get_global_id(0), G = get_global_size(0);
+	long ld = n;
+	double d = A[j + ld * j];
+	int bad = ldlt ? (d == 0 || !isfinite(d)) : !(d > 0);
+	if (gid == 0 && bad) record_pivot(flag, pivot, j, d);
+	double s = ldlt ? d : sqrt(d);
+	for (int i = j + 1 + gid; i < n; i += G) A[i + ld * j] /= s;
+}
+
+// thesis_trailing is the trailing update of column j shared by the
+// Cholesky and LDLT skeletons: a group per column s > j, items down the rows
+// i >= s, A[i,s] -= dj A[s,j] A[i,j]. Cholesky passes dj = 1 (its column j
+// is already scaled), which leaves every product exactly as it was; LDLT
+// passes the pivot D[j].
+inline void thesis_trailing(__global double *A, int n, int j, double dj) {
+	int grp = get_group_id(0), NG = get_num_groups(0);
+	int l = get_local_id(0), W = get_local_size(0);
+	long ld = n;
+	for (int s = j + 1 + grp; s < n; s += NG) {
+		double f = dj * A[s + ld * j];
+		for (int i = s + l; i < n; i += W) A[i + ld * s] -= f * A[i + ld * j];
+	}
+}
+
+// thesis_below_dot is the backward solves' sum over k > i of A[k,i] b[k]
+// (column i of L read as row i of Lᵀ) by one work-group; every item gets it.
+inline double thesis_below_dot(__global const double *A, __global const double *b, __local double *part, int n, int i) {
+	int l = get_local_id(0), W = get_local_size(0);
+	long ld = n;
+	double acc = 0;
+	for (int k = i + 1 + l; k < n; k += W) acc += A[k + ld * i] * b[k];
+	part[l] = acc;
+	tree_sum(part);
+	return part[0];
+}
+
 // Cholesky_c: right-looking, column by column, with the square root of the
 // pivot delayed: column j is scaled by 1/sqrt(A[j,j]) but A[j,j] itself is
 // square-rooted only in phase 2, once for the whole diagonal.
 __kernel void cholesky_thesis(__global double *A, __global double *b, __local double *part,
                               int n, int step, int sstep, __global int *flag, __global double *pivot) {
 	int gid = get_global_id(0), G = get_global_size(0);
-	int grp = get_group_id(0), NG = get_num_groups(0);
-	int l = get_local_id(0), W = get_local_size(0);
+	int grp = get_group_id(0), l = get_local_id(0);
 	long ld = n;
 	int j = step;
 	switch (sstep) {
-	case 0: { // scale column j below the diagonal
-		double d = A[j + ld * j];
-		if (gid == 0 && !(d > 0)) record_pivot(flag, pivot, j, d);
-		double s = sqrt(d);
-		for (int i = j + 1 + gid; i < n; i += G) A[i + ld * j] /= s;
+	case 0: // scale column j below the diagonal by sqrt(pivot)
+		thesis_pivot_column(A, n, j, 0, flag, pivot);
 		break;
-	}
 	case 1: // trailing update: a group per column s > j, items down the rows i >= s
-		for (int s = j + 1 + grp; s < n; s += NG) {
-			double f = A[s + ld * j];
-			for (int i = s + l; i < n; i += W) A[i + ld * s] -= f * A[i + ld * j];
-		}
+		thesis_trailing(A, n, j, 1.0);
 		break;
 	case 2: // the delayed square roots
 		for (int i = gid; i < n; i += G) A[i + ld * i] = sqrt(A[i + ld * i]);
@@ -47,11 +80,8 @@ __kernel void cholesky_thesis(__global double *A, __global double *b, __local do
 	case 5: { // backward L^T x = y: column i of L read as row i of L^T, one group
 		if (grp != 0) return;
 		int i = n - 1 - step;
-		double acc = 0;
-		for (int k = i + 1 + l; k < n; k += W) acc += A[k + ld * i] * b[k];
-		part[l] = acc;
-		tree_sum(part);
-		if (l == 0) b[i] = (b[i] - part[0]) / A[i + ld * i];
+		double dot = thesis_below_dot(A, b, part, n, i);
+		if (l == 0) b[i] = (b[i] - dot) / A[i + ld * i];
 		break;
 	}
 	}
@@ -62,22 +92,15 @@ __kernel void cholesky_thesis(__global double *A, __global double *b, __local do
 __kernel void ldlt_thesis(__global double *A, __global double *b, __local double *part,
                           int n, int step, int sstep, __global int *flag, __global double *pivot) {
 	int gid = get_global_id(0), G = get_global_size(0);
-	int grp = get_group_id(0), NG = get_num_groups(0);
-	int l = get_local_id(0), W = get_local_size(0);
+	int grp = get_group_id(0), l = get_local_id(0);
 	long ld = n;
 	int j = step;
 	switch (sstep) {
-	case 0: {
-		double d = A[j + ld * j];
-		if (gid == 0 && (d == 0 || !isfinite(d))) record_pivot(flag, pivot, j, d);
-		for (int i = j + 1 + gid; i < n; i += G) A[i + ld * j] /= d;
+	case 0: // scale column j below the diagonal by the pivot
+		thesis_pivot_column(A, n, j, 1, flag, pivot);
 		break;
-	}
 	case 1:
-		for (int s = j + 1 + grp; s < n; s += NG) {
-			double f = A[j + ld * j] * A[s + ld * j];
-			for (int i = s + l; i < n; i += W) A[i + ld * s] -= f * A[i + ld * j];
-		}
+		thesis_trailing(A, n, j, A[j + ld * j]);
 		break;
 	case 2: { // forward with the unit diagonal
 		double y = b[j];
@@ -90,11 +113,8 @@ __kernel void ldlt_thesis(__global double *A, __global double *b, __local double
 	case 4: {
 		if (grp != 0) return;
 		int i = n - 1 - step;
-		double acc = 0;
-		for (int k = i + 1 + l; k < n; k += W) acc += A[k + ld * i] * b[k];
-		part[l] = acc;
-		tree_sum(part);
-		if (l == 0) b[i] -= part[0];
+		double dot = thesis_below_dot(A, b, part, n, i);
+		if (l == 0) b[i] -= dot;
 		break;
 	}
 	}
