@@ -58,15 +58,8 @@ void csc_thesis(__global const double *elmA, __global const int *colA, __global 
 		break;
 	case 0: {
 		const int j = step, p = colL[j], m = csc_count(colL, n, nnzL, j) - 1;
-		const double d = elmL[p];
-		if (!sparse_pivot_ok(d, ldlt)) {
-			if (gid == 0)
-				sparse_bad_pivot(st, j, d);
+		if (thesis_pivot_scale(elmL, p, m, j, ldlt, st))
 			return;
-		}
-		const double s = ldlt ? d : sqrt(d);
-		for (int x = gid; x < m; x += gsz)
-			elmL[p + 1 + x] /= s;
 		break;
 	}
 	case 1: {
@@ -81,12 +74,7 @@ void csc_thesis(__global const double *elmA, __global const int *colA, __global 
 		break;
 	}
 	case 2:
-		for (int i = gid; i < n; i += gsz) {
-			const double d = elmL[colL[i]];
-			if (!sparse_pivot_ok(d, 0))
-				sparse_bad_pivot(st, i, d);
-			elmL[colL[i]] = sqrt(d);
-		}
+		thesis_sqrt_diagonal(elmL, colL, n, st);
 		break;
 	case 3: {
 		const int j = step, p = colL[j], m = csc_count(colL, n, nnzL, j) - 1, rb = p - j;
@@ -96,8 +84,7 @@ void csc_thesis(__global const double *elmA, __global const int *colA, __global 
 		break;
 	}
 	case 4:
-		for (int i = gid; i < n; i += gsz)
-			b[i] /= elmL[colL[i]];
+		thesis_divide_diagonal(b, elmL, colL, n);
 		break;
 	case 5: {
 		if (grp != 0)
@@ -106,14 +93,9 @@ void csc_thesis(__global const double *elmA, __global const int *colA, __global 
 		double s = 0.0;
 		for (int x = lid; x < m; x += W)
 			s += elmL[p + 1 + x] * b[rowL[rb + x]];
-		partial[lid] = s;
-		for (int hw = W / 2; hw > 0; hw /= 2) {
-			barrier(CLK_LOCAL_MEM_FENCE);
-			if (lid < hw)
-				partial[lid] += partial[lid + hw];
-		}
+		s = thesis_group_sum(partial, s);
 		if (lid == 0)
-			b[i] = ldlt ? b[i] - partial[0] : (b[i] - partial[0]) / elmL[p];
+			b[i] = ldlt ? b[i] - s : (b[i] - s) / elmL[p];
 		break;
 	}
 	}

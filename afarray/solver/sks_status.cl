@@ -35,3 +35,56 @@ __kernel void check_finite(int n, __global const double *x, __global int *flag, 
 		if (!isfinite(x[i]))
 			atomic_min(&flag[slot], i);
 }
+
+// Phases the thesis's sparse kernels (csc_thesis.cl, sks_thesis.cl) share:
+// both keep a column's diagonal at elm[p] and the entries below it at
+// elm[p+1 .. p+m], and the diagonal of column i at elm[diag[i]].
+
+// thesis_pivot_scale is sstep 0: it checks pivot elm[p] of column j and
+// divides the m entries below it by sqrt(pivot) (Cholesky) or the pivot
+// (LDLT). A failed pivot is recorded and 1 returned (the launch ends).
+inline int thesis_pivot_scale(__global double *elm, int p, int m, int j, int ldlt, __global int *st) {
+	const int gid = get_global_id(0), gsz = get_global_size(0);
+	const double d = elm[p];
+	if (!sparse_pivot_ok(d, ldlt)) {
+		if (gid == 0)
+			sparse_bad_pivot(st, j, d);
+		return 1;
+	}
+	const double s = ldlt ? d : sqrt(d);
+	for (int x = gid; x < m; x += gsz)
+		elm[p + 1 + x] /= s;
+	return 0;
+}
+
+// thesis_sqrt_diagonal is Cholesky's sstep 2: every pivot but the last
+// passed sstep 0, so the last is checked here; then the delayed square
+// roots of the diagonal.
+inline void thesis_sqrt_diagonal(__global double *elm, __global const int *diag, int n, __global int *st) {
+	for (int i = get_global_id(0); i < n; i += get_global_size(0)) {
+		const double d = elm[diag[i]];
+		if (!sparse_pivot_ok(d, 0))
+			sparse_bad_pivot(st, i, d);
+		elm[diag[i]] = sqrt(d);
+	}
+}
+
+// thesis_divide_diagonal is sstep 4: b /= the diagonal (Cholesky: of L,
+// for the delayed division of the forward solve; LDLT: D).
+inline void thesis_divide_diagonal(__global double *b, __global const double *elm, __global const int *diag, int n) {
+	for (int i = get_global_id(0); i < n; i += get_global_size(0))
+		b[i] /= elm[diag[i]];
+}
+
+// thesis_group_sum folds one value per item of the group; item 0 gets the
+// sum (the thesis's tree reduction in local memory, kept as it was).
+inline double thesis_group_sum(__local double *partial, double s) {
+	const int lid = get_local_id(0), W = get_local_size(0);
+	partial[lid] = s;
+	for (int hw = W / 2; hw > 0; hw /= 2) {
+		barrier(CLK_LOCAL_MEM_FENCE);
+		if (lid < hw)
+			partial[lid] += partial[lid + hw];
+	}
+	return partial[0];
+}

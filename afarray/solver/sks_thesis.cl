@@ -27,15 +27,8 @@ void sks_thesis(__global double *elm, __global const int *idx, int nnz, int n, _
 	switch (sstep) {
 	case 0: {
 		const int j = step, p = idx[j], m = sks_height(idx, n, nnz, j) - 1;
-		const double d = elm[p];
-		if (!sparse_pivot_ok(d, ldlt)) {
-			if (gid == 0)
-				sparse_bad_pivot(st, j, d);
+		if (thesis_pivot_scale(elm, p, m, j, ldlt, st))
 			return;
-		}
-		const double s = ldlt ? d : sqrt(d);
-		for (int x = gid; x < m; x += gsz)
-			elm[p + 1 + x] /= s;
 		break;
 	}
 	case 1: {
@@ -50,12 +43,7 @@ void sks_thesis(__global double *elm, __global const int *idx, int nnz, int n, _
 		break;
 	}
 	case 2: // every pivot but the last passed sstep 0; check the last one here
-		for (int i = gid; i < n; i += gsz) {
-			const double d = elm[idx[i]];
-			if (!sparse_pivot_ok(d, 0))
-				sparse_bad_pivot(st, i, d);
-			elm[idx[i]] = sqrt(d);
-		}
+		thesis_sqrt_diagonal(elm, idx, n, st);
 		break;
 	case 3: {
 		const int j = step, p = idx[j], m = sks_height(idx, n, nnz, j) - 1;
@@ -65,8 +53,7 @@ void sks_thesis(__global double *elm, __global const int *idx, int nnz, int n, _
 		break;
 	}
 	case 4:
-		for (int i = gid; i < n; i += gsz)
-			b[i] /= elm[idx[i]];
+		thesis_divide_diagonal(b, elm, idx, n);
 		break;
 	case 5: {
 		if (grp != 0)
@@ -75,14 +62,9 @@ void sks_thesis(__global double *elm, __global const int *idx, int nnz, int n, _
 		double s = 0.0;
 		for (int x = lid; x < m; x += W)
 			s += elm[p + 1 + x] * b[i + 1 + x];
-		partial[lid] = s;
-		for (int hw = W / 2; hw > 0; hw /= 2) {
-			barrier(CLK_LOCAL_MEM_FENCE);
-			if (lid < hw)
-				partial[lid] += partial[lid + hw];
-		}
+		s = thesis_group_sum(partial, s);
 		if (lid == 0)
-			b[i] = ldlt ? b[i] - partial[0] : (b[i] - partial[0]) / elm[p];
+			b[i] = ldlt ? b[i] - s : (b[i] - s) / elm[p];
 		break;
 	}
 	}
