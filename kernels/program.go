@@ -98,10 +98,12 @@ func (d *Device) Build(options string, sources ...Source) (*Program, error) {
 		if err != nil {
 			return nil, err
 		}
+		// The notice times the whole source path: PoCL does much of its
+		// compiling when the binary is asked for, not in clBuildProgram.
 		stopNotice := d.compile.noticeAfter(d)
 		log, err := raw.build(d.dev, opts)
-		stopNotice()
 		if err != nil {
+			stopNotice()
 			raw.release()
 			return nil, &BuildError{Source: name, Device: d.info.Name, Options: opts, Log: log, Err: err}
 		}
@@ -109,6 +111,7 @@ func (d *Device) Build(options string, sources ...Source) (*Program, error) {
 		if bin, err := raw.binary(); err == nil && len(bin) > 0 {
 			diskCacheStore(key, bin) // best effort: a read-only cache only costs time
 		}
+		stopNotice()
 	}
 	p.BuildTime = time.Since(start)
 	if d.programs.byKey == nil {
