@@ -119,15 +119,10 @@ func IsComplete(src string) string {
 	invalid := false
 	var last token.Token
 	scan(src, func(tok token.Token, lit string) bool {
-		switch tok {
-		case token.LPAREN, token.LBRACE, token.LBRACK:
-			depth++
-		case token.RPAREN, token.RBRACE, token.RBRACK:
-			depth--
-			if depth < 0 {
-				invalid = true
-				return false
-			}
+		depth += nesting(tok)
+		if depth < 0 {
+			invalid = true
+			return false
 		}
 		if !(tok == token.SEMICOLON && lit == "\n") && tok != token.COMMENT {
 			last = tok
@@ -146,6 +141,18 @@ func IsComplete(src string) string {
 	return Complete
 }
 
+// nesting is what tok adds to the bracket depth: 1 for an opening
+// parenthesis, brace or bracket, -1 for a closing one, 0 otherwise.
+func nesting(tok token.Token) int {
+	switch tok {
+	case token.LPAREN, token.LBRACE, token.LBRACK:
+		return 1
+	case token.RPAREN, token.RBRACE, token.RBRACK:
+		return -1
+	}
+	return 0
+}
+
 // endsWithPrint reports whether the last top-level statement of src is a
 // call of fmt.Print, fmt.Println or fmt.Printf.
 func endsWithPrint(src string) bool {
@@ -154,12 +161,7 @@ func endsWithPrint(src string) bool {
 	depth := 0
 	start := true
 	scan(src, func(tok token.Token, lit string) bool {
-		switch tok {
-		case token.LPAREN, token.LBRACE, token.LBRACK:
-			depth++
-		case token.RPAREN, token.RBRACE, token.RBRACK:
-			depth--
-		}
+		depth += nesting(tok)
 		if depth == 0 && tok == token.SEMICOLON {
 			start = true
 			return true
