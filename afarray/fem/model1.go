@@ -146,20 +146,26 @@ func Model1(opts Model1Options) (*System, error) {
 	if err != nil {
 		return nil, err
 	}
-	fc := opts.Fc
+	return assembleModel("model1", FormatGrid(opts.NX, opts.NY, opts.NZ), mesh, opts.Fc, Model1Fc, opts.Nu, opts.Numbering)
+}
+
+// assembleModel is the end both models share: the concrete of strength fc
+// (zero means defaultFc) and Poisson ratio nu, assembly of mesh in the given
+// numbering, and the system's name and grid.
+func assembleModel(name, grid string, mesh *Mesh, fc, defaultFc, nu float64, num Numbering) (*System, error) {
 	if fc == 0 {
-		fc = Model1Fc
+		fc = defaultFc
 	}
-	mat, err := Concrete(fc, opts.Nu)
+	mat, err := Concrete(fc, nu)
 	if err != nil {
 		return nil, err
 	}
-	sys, err := Assemble(mesh, mat, opts.Numbering)
+	sys, err := Assemble(mesh, mat, num)
 	if err != nil {
 		return nil, err
 	}
-	sys.Name = "model1"
-	sys.Grid = FormatGrid(opts.NX, opts.NY, opts.NZ)
+	sys.Name = name
+	sys.Grid = grid
 	return sys, nil
 }
 

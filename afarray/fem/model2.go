@@ -65,21 +65,7 @@ func Model2(opts Model2Options) (*System, error) {
 	if err != nil {
 		return nil, err
 	}
-	fc := opts.Fc
-	if fc == 0 {
-		fc = Model2Fc
-	}
-	mat, err := Concrete(fc, opts.Nu)
-	if err != nil {
-		return nil, err
-	}
-	sys, err := Assemble(mesh, mat, opts.Numbering)
-	if err != nil {
-		return nil, err
-	}
-	sys.Name = "model2"
-	sys.Grid = FormatGrid(opts.A, opts.B, opts.C)
-	return sys, nil
+	return assembleModel("model2", FormatGrid(opts.A, opts.B, opts.C), mesh, opts.Fc, Model2Fc, opts.Nu, opts.Numbering)
 }
 
 // model2Plan holds the derived plan divisions of a Model 2 mesh.
