@@ -100,14 +100,24 @@ func (a *CSC) Validate() error {
 	return nil
 }
 
-// At returns element (i, j) of the symmetric matrix (the mirror when i < j),
-// or ErrIndex outside it.
-func (a *CSC) At(i, j int) (float64, error) {
-	if i < 0 || i >= a.N || j < 0 || j >= a.N {
-		return 0, fmt.Errorf("%w: (%d,%d) outside %dx%d", ErrIndex, i, j, a.N, a.N)
+// lowerEntry checks (i, j) against an n x n symmetric matrix and returns
+// the position of its stored copy in the lower triangle (i >= j).
+func lowerEntry(i, j, n int) (int, int, error) {
+	if i < 0 || i >= n || j < 0 || j >= n {
+		return 0, 0, fmt.Errorf("%w: (%d,%d) outside %dx%d", ErrIndex, i, j, n, n)
 	}
 	if i < j {
 		i, j = j, i
+	}
+	return i, j, nil
+}
+
+// At returns element (i, j) of the symmetric matrix (the mirror when i < j),
+// or ErrIndex outside it.
+func (a *CSC) At(i, j int) (float64, error) {
+	i, j, err := lowerEntry(i, j, a.N)
+	if err != nil {
+		return 0, err
 	}
 	if i == j {
 		return a.Elements[a.DiagPos[j]], nil

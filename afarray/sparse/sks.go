@@ -84,11 +84,9 @@ func (s *SKS) Validate() error {
 // At returns element (i, j) of the symmetric matrix (the mirror when i < j),
 // or ErrIndex outside it.
 func (s *SKS) At(i, j int) (float64, error) {
-	if i < 0 || i >= s.N || j < 0 || j >= s.N {
-		return 0, fmt.Errorf("%w: (%d,%d) outside %dx%d", ErrIndex, i, j, s.N, s.N)
-	}
-	if i < j {
-		i, j = j, i
+	i, j, err := lowerEntry(i, j, s.N)
+	if err != nil {
+		return 0, err
 	}
 	if i-j < s.height(j) {
 		return s.Elements[int(s.Index[j])+i-j], nil
