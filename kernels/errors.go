@@ -67,15 +67,4 @@ func (e *OutOfMemoryError) Error() string {
 func (e *OutOfMemoryError) Unwrap() error { return ErrOutOfMemory }
 
 // FormatBytes renders a byte count with a binary unit, e.g. "1.50 GiB".
-func FormatBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit && exp < 4; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.2f %ciB", float64(n)/float64(div), "KMGTP"[exp])
-}
+func FormatBytes(n int64) string { return errs.FormatBytes(n) }

@@ -7,6 +7,8 @@ import (
 	"os"
 	"strconv"
 	"sync"
+
+	"github.com/oclsolve/oclsolve/kernels/errs"
 )
 
 // Readers and generators estimate what a problem needs before they allocate
@@ -69,18 +71,7 @@ func CheckHostMemory(what string, need int64) error {
 }
 
 // FormatBytes renders a byte count with a binary unit, e.g. "1.50 GiB".
-func FormatBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit && exp < 5; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.2f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
-}
+func FormatBytes(n int64) string { return errs.FormatBytes(n) }
 
 // mulSat returns a·b, or -1 when the product overflows int64 (a, b >= 0).
 func mulSat(a, b int64) int64 {

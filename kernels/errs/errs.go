@@ -22,7 +22,10 @@
 // vocabulary sits below it.
 package errs
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // The kinds. Their messages carry no package name; a package's sentinel
 // (New) adds it.
@@ -90,4 +93,20 @@ func (e *sentinel) Unwrap() error { return e.kind }
 func (e *sentinel) Is(target error) bool {
 	t, ok := target.(*sentinel)
 	return ok && t.kind == e.kind
+}
+
+// FormatBytes renders a byte count with a binary unit, e.g. "1.50 GiB", for
+// the messages of out-of-memory errors (kernels' and afarray/sparse's
+// FormatBytes are this one). Every int64 fits below EiB x 1024.
+func FormatBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit && exp < 5; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.2f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
