@@ -31,6 +31,7 @@ func init() {
 			"ErrUnknown":             reflect.ValueOf(&p_github_com_oclsolve_oclsolve_kernels_errs.ErrUnknown).Elem(),
 			"ErrUnsupported":         reflect.ValueOf(&p_github_com_oclsolve_oclsolve_kernels_errs.ErrUnsupported).Elem(),
 			"ErrZeroPivot":           reflect.ValueOf(&p_github_com_oclsolve_oclsolve_kernels_errs.ErrZeroPivot).Elem(),
+			"FormatBytes":            reflect.ValueOf(p_github_com_oclsolve_oclsolve_kernels_errs.FormatBytes),
 			"New":                    reflect.ValueOf(p_github_com_oclsolve_oclsolve_kernels_errs.New),
 		},
 	})
