@@ -206,7 +206,15 @@ func (b *Buffer) transfer(off int64, data any, staged int64, write bool) error {
 	}
 	b.dev.mu.Lock()
 	defer b.dev.mu.Unlock()
-	switch staging := n >= staged && b.dev.useStaging(); {
+	staging := n >= staged && b.dev.useStaging()
+	if staging {
+		if _, err := b.dev.pinned(); err != nil {
+			// No pinned memory to be had (a low memlock limit, say): the
+			// direct transfer still works, only slower.
+			staging = false
+		}
+	}
+	switch {
 	case staging && write:
 		return b.dev.writeStaged(b.mem, off, stagedBytes(p, n))
 	case staging:

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/go-zeromq/zmq4"
@@ -167,6 +168,10 @@ func (k *Kernel) heartbeat() {
 	}
 }
 
+// shutdownLinger is how long a kernel asked to shut down keeps its sockets
+// open after its last message, so that queued IOPub messages reach clients.
+const shutdownLinger = 250 * time.Millisecond
+
 // serve handles the requests of the shell or the control socket, one at a
 // time. The two run concurrently so that an interrupt on control reaches a
 // cell that keeps shell busy.
@@ -185,6 +190,9 @@ func (k *Kernel) serve(sock zmq4.Socket, control bool) {
 			continue
 		}
 		if stop := k.handle(sock, msg); stop {
+			// zmq4 sends on IOPub asynchronously: closing the sockets at
+			// once could drop the final idle status that clients wait for.
+			time.Sleep(shutdownLinger)
 			k.cancel()
 			return
 		}

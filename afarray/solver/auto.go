@@ -145,6 +145,10 @@ func runLU(a *sparse.COO, b []float64, opts Options, why string) ([]float64, *Re
 	rep.OtherTime = rep.TotalTime - rep.UploadTime - rep.CompileTime - rep.FactorizeTime - rep.SolveTime
 	if x != nil {
 		rep.BackwardError = BackwardError(a, x, b)
+		// As Run does for every direct method: a wrong answer is an error.
+		if err == nil && !(rep.BackwardError <= MaxBackwardError) {
+			err = &InaccurateError{Method: MethodLU, BackwardError: rep.BackwardError}
+		}
 	}
 	return x, rep, err
 }

@@ -257,8 +257,15 @@ func checkMethodInput(a *sparse.COO, m Method) error {
 // O(nnz). A may store one triangle (Symmetric) or the whole matrix.
 func BackwardError(a *sparse.COO, x, b []float64) float64 {
 	n := a.Rows
-	if len(x) != n || len(b) != n {
+	if a.Cols != n || len(x) != n || len(b) != n || len(a.I) != len(a.V) || len(a.J) != len(a.V) {
 		return math.Inf(1)
+	}
+	for k := range a.V {
+		// Checked here, before the workers start: a panic in one of them
+		// could not be recovered by the caller.
+		if i, j := a.I[k], a.J[k]; i < 0 || int(i) >= n || j < 0 || int(j) >= n {
+			return math.Inf(1)
+		}
 	}
 	// The entries are split among the cores, each with its own residual
 	// and row sums (a symmetric entry updates two rows), added up after.

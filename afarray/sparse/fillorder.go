@@ -132,14 +132,17 @@ func (g *graph) fillOrder(lenA int, method Ordering) (perm []int, used Ordering,
 			go func() { nd <- run(OrderND) }()
 			r := run(OrderAMD)
 			results = append(results, r)
-			if rn := <-nd; wantND(r) {
+			// A failed nested dissection leaves AMD's ordering standing.
+			if rn := <-nd; wantND(r) && rn.err == nil {
 				results = append(results, rn)
 			}
 		} else {
 			r := run(OrderAMD)
 			results = append(results, r)
 			if withND && wantND(r) {
-				results = append(results, run(OrderND))
+				if rn := run(OrderND); rn.err == nil {
+					results = append(results, rn)
+				}
 			}
 		}
 	} else {
