@@ -275,7 +275,14 @@ func (e *Engine) evalOnEngine(src string, guardp **stackGuard) (res Result, err 
 	if v := e.ir.ValueOf(lineVar); v.IsValid() && v.ReflectValue().CanSet() {
 		v.ReflectValue().SetInt(0)
 	}
-	vals, types := e.ir.Eval(markLines(src))
+	code := markLines(src)
+	if code != src && !e.parses(code) {
+		// The marking misread this source's syntax (a composite literal in
+		// an if/for/switch header, say): run it as written; its runtime
+		// errors then name no line.
+		code = src
+	}
+	vals, types := e.ir.Eval(code)
 	if endsWithPrint(src) {
 		// fmt.Println's byte count and nil error are not a result.
 		return res, nil
@@ -349,4 +356,16 @@ func (q quietWarnings) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	return q.w.Write(p)
+}
+
+// parses reports whether the interpreter's parser accepts src. Parsing runs
+// nothing and declares nothing.
+func (e *Engine) parses(src string) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	e.ir.Comp.Parse(src)
+	return true
 }

@@ -432,6 +432,8 @@ func TestLineMarksKeepMeaning(t *testing.T) {
 		{"n := 0\nouter:\nfor i := 0; i < 3; i++ {\n\tfor {\n\t\tn++\n\t\tcontinue outer\n\t}\n}\nn", 3},
 		{"type P struct{ A, B int }\nfunc sum(p P) int { return p.A + p.B }\nv := sum(P{\n\tA: 1,\n\tB: 2,\n})\nv", 3},
 		{"f := func() int {\n\treturn 4\n}\nif w := f(); w > 3 { w++ }\nf()", 4},
+		{"c := 0\nif m := map[string]int{\"a\": 1}; m[\"a\"] > 0 {\n\tc = m[\"a\"]\n}\nc", 1},
+		{"t := 0\nfor s := []int{1, 2}; len(s) > 0; s = s[1:] {\n\tt += s[0]\n}\nt", 3},
 	}
 	for _, c := range cells {
 		r := eval(t, e, c.src)
