@@ -199,7 +199,7 @@ func Run(a *sparse.COO, b []float64, opts Options) ([]float64, *Report, error) {
 	originalColumn(err, perm)
 	if x != nil {
 		rep.BackwardError = BackwardError(a, x, b)
-		if err == nil && methodSpecOf(e.method).iterate == nil && rep.BackwardError > MaxBackwardError {
+		if err == nil && methodSpecOf(e.method).iterate == nil && !(rep.BackwardError <= MaxBackwardError) {
 			// A direct method's answer is checked, never returned silently
 			// wrong (LDLᵀ without pivoting on a nearly singular matrix).
 			err = &InaccurateError{Method: e.method, BackwardError: rep.BackwardError}

@@ -163,7 +163,7 @@ func runBenchDense(args []string) error {
 	}
 	failed := 0
 	for i, r := range rep.Results {
-		if r.Error == "" && r.BackwardError > maxBackwardError {
+		if r.Error == "" && !(r.BackwardError <= maxBackwardError) {
 			rep.Results[i].Error = fmt.Sprintf("backward error %.2e exceeds %.0e", r.BackwardError, maxBackwardError)
 		}
 		if rep.Results[i].Error != "" {

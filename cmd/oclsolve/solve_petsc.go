@@ -93,6 +93,11 @@ func loadDistributed(posArgs []string, o *solveOptions, rhs string, rhsSet bool,
 	} else {
 		p = &solveProblem{Source: posArgs[0]}
 	}
+	if err == nil && generated && p.A == nil {
+		// Matrix-free generators (poisson1d, poisson2d) on every rank: all
+		// refuse together, so no rank waits in a collective for the others.
+		err = fmt.Errorf("%w: --engine petsc needs an assembled matrix, not %s", errUsage, posArgs[0])
+	}
 	if err = petsc.Agree(err); err != nil {
 		if petsc.Rank() != 0 {
 			return nil, otherRankError{err}
