@@ -88,7 +88,10 @@ func readNPYHeader(r io.Reader, name string, avail int64) (*npyArray, error) {
 		a.elems = mulSat(a.elems, int64(d))
 	}
 	need := mulSat(a.elems, int64(a.size))
-	if need < 0 || (avail >= 0 && need > avail-used-hlen) {
+	// NumPy writes exactly the declared elements after the header; a member
+	// of another size would be read shifted (an .npz reader skips to the
+	// data from the end), so any difference is malformed.
+	if need < 0 || (avail >= 0 && need != avail-used-hlen) {
 		return nil, bad("header declares %v elements of %s (%d bytes) but the array holds %d bytes", a.shape, a.dtype, need, avail-used-hlen)
 	}
 	if err := CheckHostMemory(fmt.Sprintf("%s (%v %s)", name, a.shape, a.dtype), need); err != nil {

@@ -156,3 +156,22 @@ func FuzzReadNPZ(f *testing.F) {
 		ReadNPYFrom(bytes.NewReader(data), int64(len(data)))
 	})
 }
+
+// TestNPYSizeMustMatch checks that an array whose stored bytes differ from
+// what its header declares is refused: inside an .npz the reader skips to
+// the data from the member's end, so extra bytes would shift every value.
+func TestNPYSizeMustMatch(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteNPY(&buf, []float64{1, 2, 3}); err != nil {
+		t.Fatal(err)
+	}
+	exact := buf.Bytes()
+	if v, err := ReadNPYFrom(bytes.NewReader(exact), int64(len(exact))); err != nil || len(v) != 3 || v[2] != 3 {
+		t.Fatalf("exact array: %v, %v", v, err)
+	}
+	for _, data := range [][]byte{append(append([]byte{}, exact...), 0, 0, 0, 0, 0, 0, 0, 0), exact[:len(exact)-8]} {
+		if _, err := ReadNPYFrom(bytes.NewReader(data), int64(len(data))); !errors.Is(err, ErrMalformed) {
+			t.Errorf("%d bytes for a 3-element array: err = %v, want ErrMalformed", len(data), err)
+		}
+	}
+}
