@@ -305,3 +305,11 @@ func createSubDevices(dev *cl.Device, units, max int) ([]*cl.Device, error) {
 	}
 	return out, nil
 }
+
+// releaseSubDevices releases sub-devices made by createSubDevices that will
+// not be used.
+func releaseSubDevices(ds []*cl.Device) {
+	for _, d := range ds {
+		C.clReleaseDevice(rawDevice(d))
+	}
+}

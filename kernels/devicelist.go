@@ -122,6 +122,8 @@ func (d *Device) Split(k int) ([]*Device, error) {
 	if units := d.info.ComputeUnits / k; units >= 1 {
 		if ds, err := createSubDevices(d.dev, units, k); err == nil && len(ds) == k {
 			subs = ds
+		} else if err == nil {
+			releaseSubDevices(ds) // too few parts: instances instead
 		}
 	}
 	if subs == nil {

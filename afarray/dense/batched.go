@@ -14,6 +14,7 @@ import (
 // at once. Build it once (NewBatch checks every matrix against the buffer
 // on the host and uploads the descriptors) and reuse it across launches.
 type Batch struct {
+	dt   DType // the element type its matrices were checked for
 	buf  *kernels.Buffer
 	mats []Mat
 	desc *kernels.Buffer
@@ -30,7 +31,7 @@ func (e *Engine) NewBatch(buf *kernels.Buffer, mats []Mat) (*Batch, error) {
 	if buf.Device() != e.dev {
 		return nil, fmt.Errorf("dense: NewBatch: %w: buffer lives on %s", ErrDevice, buf.Device().Name())
 	}
-	b := &Batch{buf: buf, mats: make([]Mat, len(mats))}
+	b := &Batch{dt: e.dt, buf: buf, mats: make([]Mat, len(mats))}
 	d := make([]int64, 4*max(1, len(mats)))
 	for i, m := range mats {
 		m.Buf = buf
@@ -70,16 +71,22 @@ func (b *Batch) Release() {
 	}
 }
 
-func (b *Batch) usable(what string) error {
+func (b *Batch) usable(e *Engine, what string) error {
 	if b == nil || b.desc == nil || b.desc.Released() || b.buf.Released() {
 		return fmt.Errorf("dense: %s: %w", what, kernels.ErrReleased)
+	}
+	// Its matrices were checked against the buffer for one element size:
+	// another engine's kernels would read beyond them.
+	if b.dt != e.dt || b.buf.Device() != e.dev {
+		return fmt.Errorf("dense: %s: %w: a batch made for %v on %s given to the %v engine on %s",
+			what, ErrArgument, b.dt, b.buf.Device().Name(), e.dt, e.dev.Name())
 	}
 	return nil
 }
 
-func sameLen(op string, bs ...*Batch) error {
+func (e *Engine) sameLen(op string, bs ...*Batch) error {
 	for _, b := range bs {
-		if err := b.usable(op); err != nil {
+		if err := b.usable(e, op); err != nil {
 			return err
 		}
 		if b.Len() != bs[0].Len() {
@@ -102,7 +109,7 @@ func (e *Engine) SyrkBatched(trans bool, alpha float64, a *Batch, beta float64, 
 }
 
 func (e *Engine) gemmBatched(op string, transA, transB bool, alpha float64, a, b *Batch, beta float64, c *Batch, lower bool) error {
-	if err := sameLen(op, a, b, c); err != nil {
+	if err := e.sameLen(op, a, b, c); err != nil {
 		return err
 	}
 	for q := range c.mats {
@@ -140,7 +147,7 @@ func (e *Engine) TrsmBatched(side Side, uplo Uplo, trans bool, diag Diag, alpha 
 	if side != Left && side != Right || uplo != Lower && uplo != Upper || diag != NonUnit && diag != Unit {
 		return fmt.Errorf("dense: TrsmBatched: %w: side %d, uplo %d, diag %d", ErrArgument, side, uplo, diag)
 	}
-	if err := sameLen("TrsmBatched", t, b); err != nil {
+	if err := e.sameLen("TrsmBatched", t, b); err != nil {
 		return err
 	}
 	nv := 0
@@ -173,7 +180,7 @@ func (e *Engine) TrsmBatched(side Side, uplo Uplo, trans bool, diag Diag, alpha 
 // least 4*a.Len() bytes) receives per matrix the first failing column as
 // int32, or math.MaxInt32 when the matrix was positive definite.
 func (e *Engine) PotrfBatched(a *Batch, infos *kernels.Buffer) error {
-	if err := a.usable("PotrfBatched"); err != nil {
+	if err := a.usable(e, "PotrfBatched"); err != nil {
 		return err
 	}
 	for q, m := range a.mats {

@@ -749,6 +749,15 @@ func TestErrors(t *testing.T) {
 	if _, err := e.NewBatch(buf, []Mat{{Off: 5, Rows: 3, Cols: 2, LD: 3}}); !errors.Is(err, ErrShape) {
 		t.Errorf("NewBatch outside the buffer: %v", err)
 	}
+	// A batch checked for float32 elements covers half the bytes a float64
+	// engine would read: refused, never launched.
+	if e32, err := For(dev, Float32); err != nil {
+		t.Errorf("float32 engine: %v", err)
+	} else if b32, err := e32.NewBatch(buf, []Mat{{Off: 0, Rows: 4, Cols: 4, LD: 4}}); err != nil {
+		t.Errorf("float32 batch: %v", err)
+	} else if err := e.PotrfBatched(b32, buf); !errors.Is(err, ErrArgument) {
+		t.Errorf("float32 batch given to the float64 engine: %v", err)
+	}
 	released, _ := dev.Alloc(8)
 	released.Release()
 	if err := e.Gemm(false, false, 1, Mat{Buf: released, Rows: 1, Cols: 1, LD: 1}, Mat{Buf: buf, Rows: 1, Cols: 1, LD: 1}, 0, Mat{Buf: buf, Rows: 1, Cols: 1, LD: 1}); !errors.Is(err, kernels.ErrReleased) {

@@ -683,6 +683,9 @@ func (f *snFactor) solveTo(dst, b *afarray.Array) error {
 				*p = nil
 			}
 		}
+		// Until all three are allocated the factor holds no workspace, so a
+		// failed allocation makes the next solve allocate again.
+		f.nrhs = 0
 		var err error
 		if f.y, err = f.dev.Alloc(int64(8 * f.n * nrhs)); err != nil {
 			return err
