@@ -17,6 +17,8 @@ export GOFLAGS := -buildvcs=false
 # orderings, so the binary needs neither library where it runs; tmux
 # for the REPL session test; SciPy for the npz/npy fixtures; Debian's Jupyter
 # for running notebooks headless.
+# Wait for a dpkg lock held by another apt (apt-daily, a parallel make) instead of failing.
+APT_LOCK := -o DPkg::Lock::Timeout=600
 APT_OPENCL := pocl-opencl-icd ocl-icd-opencl-dev opencl-headers clinfo libmetis-dev libsuitesparse-dev
 APT_TEST := tmux python3-scipy python3-numpy jupyter-notebook python3-nbconvert python3-nbclient jupyter-client \
 	jupyter-console python3-ipykernel jupyter-nbconvert
@@ -36,7 +38,7 @@ deps:
 	if [ -n "$$missing" ]; then \
 		echo "make: installing Debian packages:$$missing"; \
 		SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
-		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+		$$SUDO apt-get $(APT_LOCK) update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get $(APT_LOCK) install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
 	@mkdir -p $(POCL_CACHE_DIR)
 
@@ -45,7 +47,7 @@ deps-test: deps
 	if [ -n "$$missing" ]; then \
 		echo "make: installing Debian packages:$$missing"; \
 		SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
-		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+		$$SUDO apt-get $(APT_LOCK) update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get $(APT_LOCK) install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
 
 deps-petsc: deps
@@ -53,7 +55,7 @@ deps-petsc: deps
 	if [ -n "$$missing" ]; then \
 		echo "make: installing Debian packages (PETSc engine):$$missing"; \
 		SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
-		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+		$$SUDO apt-get $(APT_LOCK) update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get $(APT_LOCK) install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
 
 # gomod downloads the pinned Go modules that the module cache lacks and names
