@@ -149,8 +149,40 @@ func snCheckSize(s *sparse.Supernodal, dev *kernels.Device) error {
 	return nil
 }
 
+// buildSchedule plans the factorization and the solves of s: the tree
+// levels from the leaves up, each a fill of its U region, an assembly and
+// the partial factorization of its fronts, then the forward solve up the
+// levels and the backward solve down.
 func buildSchedule(s *sparse.Supernodal, smallF int) *snSchedule {
 	sc := &snSchedule{info: make([]int64, snSI*s.NS), childPtr: make([]int32, s.NS+1)}
+	sc.linkChildren(s)
+	levelU, region := sc.layoutUpdates(s)
+	for d := len(s.Levels) - 1; d >= 0; d-- {
+		if levelU[d] > 0 {
+			base := int64(0)
+			if d%2 == 1 {
+				base = region[0]
+			}
+			sc.steps = append(sc.steps, snStep{kind: snFill, t0: base, count: levelU[d]})
+		}
+		sc.assembleSteps(s, s.Levels[d])
+		sc.factorSteps(s, s.Levels[d], smallF)
+	}
+	// The solves: per level, the small supernodes whole, the large ones
+	// in blocks across the device.
+	for d := len(s.Levels) - 1; d >= 0; d-- {
+		sc.forwardSteps(s, s.Levels[d])
+	}
+	for d := range s.Levels {
+		sc.backwardSteps(s, s.Levels[d])
+	}
+	sc.maxPart = max(sc.maxPart, 1)
+	return sc
+}
+
+// linkChildren fills childPtr and childList: the children of supernode p
+// are childList[childPtr[p]:childPtr[p+1]].
+func (sc *snSchedule) linkChildren(s *sparse.Supernodal) {
 	for k := 0; k < s.NS; k++ {
 		if p := s.SParent[k]; p >= 0 {
 			sc.childPtr[p+1]++
@@ -167,9 +199,13 @@ func buildSchedule(s *sparse.Supernodal, smallF int) *snSchedule {
 			next[p]++
 		}
 	}
-	// U: level d's update matrices live in region d%2, packed.
-	var region [2]int64
-	levelU := make([]int64, len(s.Levels))
+}
+
+// layoutUpdates places the update matrices and solve vectors and fills
+// info. U: level d's update matrices live in region d%2, packed. It
+// returns each level's doubles of U and the two regions' sizes.
+func (sc *snSchedule) layoutUpdates(s *sparse.Supernodal) (levelU []int64, region [2]int64) {
+	levelU = make([]int64, len(s.Levels))
 	for d, lvl := range s.Levels {
 		for _, k := range lvl {
 			_, ns, F := s.Front(k)
@@ -194,167 +230,169 @@ func buildSchedule(s *sparse.Supernodal, smallF int) *snSchedule {
 		}
 	}
 	sc.vLen = max(vOff, 1)
-	add := func(a, b, c int) { sc.tasks = append(sc.tasks, int32(a), int32(b), int32(c), 0) }
-	ntask := func() int64 { return int64(len(sc.tasks) / 4) }
-	step := func(kind int, t0 int64, k0 int) {
-		if n := ntask() - t0; n > 0 {
-			sc.steps = append(sc.steps, snStep{kind: kind, t0: t0, count: n, k0: k0})
+	return levelU, region
+}
+
+// add appends one task.
+func (sc *snSchedule) add(a, b, c int) { sc.tasks = append(sc.tasks, int32(a), int32(b), int32(c), 0) }
+
+// ntask is the number of tasks so far.
+func (sc *snSchedule) ntask() int64 { return int64(len(sc.tasks) / 4) }
+
+// step appends a factorization launch over the tasks added since t0,
+// unless there are none.
+func (sc *snSchedule) step(kind int, t0 int64, k0 int) {
+	sc.steps = appendStep(sc.steps, kind, t0, sc.ntask(), k0)
+}
+
+// assembleSteps adds the assembly of one level's fronts from their
+// children's update matrices, in column blocks from the first column a
+// child touches.
+func (sc *snSchedule) assembleSteps(s *sparse.Supernodal, lvl []int) {
+	t0 := sc.ntask()
+	for _, p := range lvl {
+		_, _, F := s.Front(p)
+		lo := F
+		for q := sc.childPtr[p]; q < sc.childPtr[p+1]; q++ {
+			c := int(sc.childList[q])
+			_, nsC, _ := s.Front(c)
+			lo = min(lo, int(s.Rel[s.RowPtr[c]+int64(nsC)]))
+		}
+		for c0 := lo - lo%snAsmCols; c0 < F; c0 += snAsmCols {
+			sc.add(p, c0, 0)
 		}
 	}
-	for d := len(s.Levels) - 1; d >= 0; d-- {
-		lvl := s.Levels[d]
-		if levelU[d] > 0 {
-			base := int64(0)
-			if d%2 == 1 {
-				base = region[0]
-			}
-			sc.steps = append(sc.steps, snStep{kind: snFill, t0: base, count: levelU[d]})
-		}
-		t0 := ntask()
-		for _, p := range lvl {
-			_, _, F := s.Front(p)
-			lo := F
-			for q := sc.childPtr[p]; q < sc.childPtr[p+1]; q++ {
-				c := int(sc.childList[q])
-				_, nsC, _ := s.Front(c)
-				lo = min(lo, int(s.Rel[s.RowPtr[c]+int64(nsC)]))
-			}
-			for c0 := lo - lo%snAsmCols; c0 < F; c0 += snAsmCols {
-				add(p, c0, 0)
-			}
-		}
-		step(snAssemble, t0, 0)
-		t0 = ntask()
-		var large []int
-		maxNS := 0
-		for _, k := range lvl {
-			if _, ns, F := s.Front(k); F <= smallF {
-				add(k, 0, 0)
-			} else {
-				large = append(large, k)
-				maxNS = max(maxNS, ns)
-			}
-		}
-		step(snSmall, t0, 0)
-		for k0 := 0; k0 < maxNS; k0 += snNB {
-			t0 = ntask()
-			for _, k := range large {
-				if _, ns, _ := s.Front(k); ns > k0 {
-					add(k, 0, 0)
-				}
-			}
-			step(snPotrf, t0, k0)
-			t0 = ntask()
-			for _, k := range large {
-				if _, ns, F := s.Front(k); ns > k0 {
-					c0 := k0 + min(snNB, ns-k0)
-					for rb := 0; c0+rb*snTR < F; rb++ {
-						add(k, rb, 0)
-					}
-				}
-			}
-			step(snTrsm, t0, k0)
-			t0 = ntask()
-			for _, k := range large {
-				if _, ns, F := s.Front(k); ns > k0 {
-					c0 := k0 + min(snNB, ns-k0)
-					nt := (F - c0 + snTS - 1) / snTS
-					for ti := 0; ti < nt; ti++ {
-						for tj := 0; tj <= ti; tj++ {
-							add(k, ti, tj)
-						}
-					}
-				}
-			}
-			step(snSyrk, t0, k0)
+	sc.step(snAssemble, t0, 0)
+}
+
+// factorSteps adds the partial factorization of one level's fronts: the
+// small ones whole in one launch, the large ones by block column (POTRF,
+// TRSM, SYRK launches across every large front of the level).
+func (sc *snSchedule) factorSteps(s *sparse.Supernodal, lvl []int, smallF int) {
+	t0 := sc.ntask()
+	var large []int
+	maxNS := 0
+	for _, k := range lvl {
+		if _, ns, F := s.Front(k); F <= smallF {
+			sc.add(k, 0, 0)
+		} else {
+			large = append(large, k)
+			maxNS = max(maxNS, ns)
 		}
 	}
-	// The solves: per level, the small supernodes whole, the large ones
-	// in blocks across the device.
-	for d := len(s.Levels) - 1; d >= 0; d-- {
-		lvl := s.Levels[d]
-		var large []int
-		t0 := ntask()
-		maxNS := 0
-		for _, k := range lvl {
-			if _, ns, F := s.Front(k); int64(ns)*int64(F) >= snSolveLarge {
-				large = append(large, k)
-				maxNS = max(maxNS, ns)
-			} else {
-				add(k, 0, 0)
-			}
-		}
-		sc.fwd = appendStep(sc.fwd, snFwdSmall, t0, ntask(), 0)
-		if len(large) == 0 {
-			continue
-		}
-		t0 = ntask()
+	sc.step(snSmall, t0, 0)
+	for k0 := 0; k0 < maxNS; k0 += snNB {
+		t0 = sc.ntask()
 		for _, k := range large {
-			add(k, 0, 0)
+			if _, ns, _ := s.Front(k); ns > k0 {
+				sc.add(k, 0, 0)
+			}
 		}
-		all := [2]int64{t0, ntask()}
-		sc.fwd = appendStep(sc.fwd, snFwdGather, all[0], all[1], 0)
-		for jb := 0; jb < maxNS; jb += snSBL {
-			t0 = ntask()
-			for _, k := range large {
-				if _, ns, _ := s.Front(k); ns > jb {
-					add(k, 0, 0)
+		sc.step(snPotrf, t0, k0)
+		t0 = sc.ntask()
+		for _, k := range large {
+			if _, ns, F := s.Front(k); ns > k0 {
+				c0 := k0 + min(snNB, ns-k0)
+				for rb := 0; c0+rb*snTR < F; rb++ {
+					sc.add(k, rb, 0)
 				}
 			}
-			sc.fwd = appendStep(sc.fwd, snFwdTrsv, t0, ntask(), jb)
-			t0 = ntask()
-			for _, k := range large {
-				if _, ns, F := s.Front(k); ns > jb {
-					r0 := jb + min(snSBL, ns-jb)
-					for c := 0; r0+c*snRCH < F; c++ {
-						add(k, c, 0)
+		}
+		sc.step(snTrsm, t0, k0)
+		t0 = sc.ntask()
+		for _, k := range large {
+			if _, ns, F := s.Front(k); ns > k0 {
+				c0 := k0 + min(snNB, ns-k0)
+				nt := (F - c0 + snTS - 1) / snTS
+				for ti := 0; ti < nt; ti++ {
+					for tj := 0; tj <= ti; tj++ {
+						sc.add(k, ti, tj)
 					}
 				}
 			}
-			sc.fwd = appendStep(sc.fwd, snFwdGemv, t0, ntask(), jb)
 		}
-		sc.fwd = appendStep(sc.fwd, snFwdDiag, all[0], all[1], 0)
+		sc.step(snSyrk, t0, k0)
 	}
-	for d := range s.Levels {
-		lvl := s.Levels[d]
-		var large []int
-		t0 := ntask()
-		maxNS := 0
-		for _, k := range lvl {
-			if _, ns, F := s.Front(k); int64(ns)*int64(F) >= snSolveLarge {
-				large = append(large, k)
-				maxNS = max(maxNS, ns)
-			} else {
-				add(k, 0, 0)
-			}
-		}
-		sc.bwd = appendStep(sc.bwd, snBwdSmall, t0, ntask(), 0)
-		for jb := (maxNS - 1) / snSBL * snSBL; len(large) > 0 && jb >= 0; jb -= snSBL {
-			t0 = ntask()
-			var first, count []int
-			for _, k := range large {
-				c0 := int(ntask() - t0)
-				if _, ns, F := s.Front(k); ns > jb {
-					r0 := jb + min(snSBL, ns-jb)
-					for c := 0; r0+c*snRCH < F; c++ {
-						add(k, c, 0)
-					}
-				}
-				first, count = append(first, c0), append(count, int(ntask()-t0)-c0)
-			}
-			sc.maxPart = max(sc.maxPart, ntask()-t0)
-			sc.bwd = appendStep(sc.bwd, snBwdGemv, t0, ntask(), jb)
-			t0 = ntask()
-			for i, k := range large {
-				if _, ns, _ := s.Front(k); ns > jb {
-					add(k, first[i], count[i])
-				}
-			}
-			sc.bwd = appendStep(sc.bwd, snBwdTrsv, t0, ntask(), jb)
+}
+
+// solveSplit adds a task for each small supernode of a level (those under
+// snSolveLarge) and returns the large ones and their widest ns.
+func (sc *snSchedule) solveSplit(s *sparse.Supernodal, lvl []int) (large []int, maxNS int) {
+	for _, k := range lvl {
+		if _, ns, F := s.Front(k); int64(ns)*int64(F) >= snSolveLarge {
+			large = append(large, k)
+			maxNS = max(maxNS, ns)
+		} else {
+			sc.add(k, 0, 0)
 		}
 	}
-	sc.maxPart = max(sc.maxPart, 1)
-	return sc
+	return large, maxNS
+}
+
+// forwardSteps adds one level's forward solve.
+func (sc *snSchedule) forwardSteps(s *sparse.Supernodal, lvl []int) {
+	t0 := sc.ntask()
+	large, maxNS := sc.solveSplit(s, lvl)
+	sc.fwd = appendStep(sc.fwd, snFwdSmall, t0, sc.ntask(), 0)
+	if len(large) == 0 {
+		return
+	}
+	t0 = sc.ntask()
+	for _, k := range large {
+		sc.add(k, 0, 0)
+	}
+	all := [2]int64{t0, sc.ntask()}
+	sc.fwd = appendStep(sc.fwd, snFwdGather, all[0], all[1], 0)
+	for jb := 0; jb < maxNS; jb += snSBL {
+		t0 = sc.ntask()
+		for _, k := range large {
+			if _, ns, _ := s.Front(k); ns > jb {
+				sc.add(k, 0, 0)
+			}
+		}
+		sc.fwd = appendStep(sc.fwd, snFwdTrsv, t0, sc.ntask(), jb)
+		t0 = sc.ntask()
+		for _, k := range large {
+			if _, ns, F := s.Front(k); ns > jb {
+				r0 := jb + min(snSBL, ns-jb)
+				for c := 0; r0+c*snRCH < F; c++ {
+					sc.add(k, c, 0)
+				}
+			}
+		}
+		sc.fwd = appendStep(sc.fwd, snFwdGemv, t0, sc.ntask(), jb)
+	}
+	sc.fwd = appendStep(sc.fwd, snFwdDiag, all[0], all[1], 0)
+}
+
+// backwardSteps adds one level's backward solve.
+func (sc *snSchedule) backwardSteps(s *sparse.Supernodal, lvl []int) {
+	t0 := sc.ntask()
+	large, maxNS := sc.solveSplit(s, lvl)
+	sc.bwd = appendStep(sc.bwd, snBwdSmall, t0, sc.ntask(), 0)
+	for jb := (maxNS - 1) / snSBL * snSBL; len(large) > 0 && jb >= 0; jb -= snSBL {
+		t0 = sc.ntask()
+		var first, count []int
+		for _, k := range large {
+			c0 := int(sc.ntask() - t0)
+			if _, ns, F := s.Front(k); ns > jb {
+				r0 := jb + min(snSBL, ns-jb)
+				for c := 0; r0+c*snRCH < F; c++ {
+					sc.add(k, c, 0)
+				}
+			}
+			first, count = append(first, c0), append(count, int(sc.ntask()-t0)-c0)
+		}
+		sc.maxPart = max(sc.maxPart, sc.ntask()-t0)
+		sc.bwd = appendStep(sc.bwd, snBwdGemv, t0, sc.ntask(), jb)
+		t0 = sc.ntask()
+		for i, k := range large {
+			if _, ns, _ := s.Front(k); ns > jb {
+				sc.add(k, first[i], count[i])
+			}
+		}
+		sc.bwd = appendStep(sc.bwd, snBwdTrsv, t0, sc.ntask(), jb)
+	}
 }
 
 // appendStep appends a launch over tasks [t0, t1) unless it is empty.
