@@ -40,7 +40,7 @@ const (
 // and `oclsolve solve --order amd|nd|fill` reach them.
 func init() {
 	for _, o := range []Ordering{OrderAMD, OrderND, OrderFillAuto} {
-		RegisterOrdering(o, func(c *COO) ([]int, error) {
+		registerChoice(o, func(c *COO) ([]int, Ordering, error) {
 			if c.Symmetric {
 				// One stored triangle: its graph, built on every core
 				// from the indices alone, is the graph of the CSC
@@ -48,17 +48,17 @@ func init() {
 				// values into a CSC that only the graph would read.
 				g, err := newGraph(c)
 				if err != nil {
-					return nil, err
+					return nil, "", err
 				}
-				p, _, _, _, err := g.fillOrder(len(g.adj)/2+g.n, o)
-				return p, err
+				p, used, _, _, err := g.fillOrder(len(g.adj)/2+g.n, o)
+				return p, used, err
 			}
 			a, err := CSCFromCOO(c)
 			if err != nil {
-				return nil, err
+				return nil, "", err
 			}
-			p, _, _, _, err := FillOrder(a, o)
-			return p, err
+			p, used, _, _, err := FillOrder(a, o)
+			return p, used, err
 		})
 	}
 }

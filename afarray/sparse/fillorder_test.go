@@ -126,16 +126,20 @@ func TestFillOrderFromCOO(t *testing.T) {
 			if m == OrderND && !MetisAvailable() {
 				continue
 			}
-			want, _, _, _, err := FillOrder(a, m)
+			want, wantUsed, _, _, err := FillOrder(a, m)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, _, err := Order(c, m)
+			got, used, err := Order(c, m)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !slices.Equal(got, want) {
 				t.Fatalf("%s %s: Order on the COO and FillOrder on the CSC disagree", name, m)
+			}
+			// Order names the ordering that ran, never the rule "fill".
+			if used != wantUsed || (used != OrderAMD && used != OrderND) || (m != OrderFillAuto && used != m) {
+				t.Fatalf("%s %s: Order says %q, FillOrder %q", name, m, used, wantUsed)
 			}
 		}
 	}

@@ -32,15 +32,28 @@ func (o Ordering) String() string { return string(o) }
 // old, as Permute takes it.
 type OrderingFunc func(c *COO) ([]int, error)
 
+// choiceFunc is an ordering that also names the ordering it applied (the
+// fill-reducing choice "fill" resolves to AMD or nested dissection).
+type choiceFunc func(c *COO) ([]int, Ordering, error)
+
 // orderings holds what the init functions registered. It is written only
 // during package initialization, so it needs no lock.
-var orderings = map[Ordering]OrderingFunc{}
+var orderings = map[Ordering]choiceFunc{}
 
 // RegisterOrdering makes Order (and so solver.Run and `oclsolve solve
 // --order`) accept name. An ordering registers itself from an init function
 // in the file that implements it (never later); registering a name twice
 // panics.
 func RegisterOrdering(name Ordering, f OrderingFunc) {
+	registerChoice(name, func(c *COO) ([]int, Ordering, error) {
+		p, err := f(c)
+		return p, name, err
+	})
+}
+
+// registerChoice registers an ordering that names the ordering it applied,
+// so that reports say which one ran rather than the rule that chose it.
+func registerChoice(name Ordering, f choiceFunc) {
 	if _, dup := orderings[name]; dup || name == OrderAuto || name == OrderAutoProfile || name == "" {
 		panic(fmt.Sprintf("sparse: ordering %q registered twice", name))
 	}
@@ -101,7 +114,8 @@ func orderingList() string {
 
 // Order returns the permutation for the named ordering of c and the name of
 // the ordering actually used (the automatic choices resolve to OrderNatural
-// or OrderRCM, the natural one on a tie). The natural ordering is the
+// or OrderRCM, the natural one on a tie; OrderFillAuto to OrderAMD or
+// OrderND). The natural ordering is the
 // identity permutation. An empty name means OrderAuto.
 //
 // RCM is a heuristic and makes the envelope worse on several of the test
@@ -123,11 +137,11 @@ func Order(c *COO, method Ordering) (perm []int, used Ordering, err error) {
 	if !ok {
 		return nil, "", fmt.Errorf("%w: unknown ordering %q (want %s)", ErrUnsupported, method, orderingList())
 	}
-	p, err := f(c)
+	p, used, err := f(c)
 	if err != nil {
 		return nil, "", err
 	}
-	return p, method, nil
+	return p, used, nil
 }
 
 // orderAuto keeps RCM when it is strictly better than the natural order by
