@@ -421,6 +421,13 @@ type snFactor struct {
 	nrhs                                                    int
 	ok                                                      bool
 	stats                                                   SupernodalStats
+
+	// Hooks of the multi-device factorization (supernodal_multi.go):
+	// keepU keeps U after run (a subtree's update matrices leave for
+	// another front), prepare runs after the uploads and A's scatter,
+	// before the first step (it brings those update matrices in).
+	keepU   bool
+	prepare func() error
 }
 
 // SupernodalStats describes a supernodal factorization and its last solve.
@@ -596,6 +603,11 @@ func (f *snFactor) run(a *afarray.CSC, amap []int64) error {
 	if err := kScatter.Launch([]int{snGroups(f.nnzA, 256) * 256}, []int{256}, elmA, mapBuf, f.nnzA, f.L); err != nil {
 		return err
 	}
+	if f.prepare != nil {
+		if err := f.prepare(); err != nil {
+			return err
+		}
+	}
 	names := map[int]string{snAssemble: "sn_assemble", snSmall: "sn_small", snPotrf: "sn_potrf", snTrsm: "sn_trsm", snSyrk: "sn_syrk"}
 	syrkLocal := 256
 	if f.dev.Info().Type == "CPU" {
@@ -673,8 +685,10 @@ func (f *snFactor) run(a *afarray.CSC, amap []int64) error {
 		return err
 	}
 	// U is only needed during the factorization.
-	f.U.Release()
-	f.U = nil
+	if !f.keepU {
+		f.U.Release()
+		f.U = nil
+	}
 	f.ok = true
 	return nil
 }
@@ -714,27 +728,8 @@ func (f *snFactor) solveTo(dst, b *afarray.Array) error {
 		return fmt.Errorf("%w: %dx%d right-hand side and %dx%d solution for a system of order %d", afarray.ErrShape, rows, nrhs, r, c, f.n)
 	}
 	start, launches := time.Now(), f.dev.Launches()
-	if nrhs > f.nrhs {
-		for _, p := range []**kernels.Buffer{&f.y, &f.v, &f.part} {
-			if *p != nil {
-				(*p).Release()
-				*p = nil
-			}
-		}
-		// Until all three are allocated the factor holds no workspace, so a
-		// failed allocation makes the next solve allocate again.
-		f.nrhs = 0
-		var err error
-		if f.y, err = f.dev.Alloc(int64(8 * f.n * nrhs)); err != nil {
-			return err
-		}
-		if f.v, err = f.dev.Alloc(8 * f.sched.vLen * int64(nrhs)); err != nil {
-			return err
-		}
-		if f.part, err = f.dev.Alloc(8 * snSBL * f.sched.maxPart * int64(nrhs)); err != nil {
-			return err
-		}
-		f.nrhs = nrhs
+	if err := f.workspace(nrhs); err != nil {
+		return err
 	}
 	bb, err := b.DeviceBuffer()
 	if err != nil {
@@ -758,19 +753,80 @@ func (f *snFactor) solveTo(dst, b *afarray.Array) error {
 	if err != nil {
 		return err
 	}
+	g := snGroups(f.n, 256) * 256
+	if err := kp.Launch([]int{g}, []int{256}, bb, f.perm, f.n, nrhs, f.y); err != nil {
+		return err
+	}
+	if err := f.forwardSteps(nrhs); err != nil {
+		return err
+	}
+	if err := f.backwardSteps(nrhs); err != nil {
+		return err
+	}
+	if err := ku.Launch([]int{g}, []int{256}, f.y, f.perm, f.n, nrhs, x); err != nil {
+		return err
+	}
+	if err := f.status.check(x, f.n*nrhs, stSolution); err != nil {
+		return err
+	}
+	st, _, err := f.status.read()
+	if err != nil {
+		return err
+	}
+	f.stats.Solves++
+	f.stats.SolveTime, f.stats.SolveLaunches = time.Since(start), f.dev.Launches()-launches
+	return solveError(st)
+}
+
+// workspace allocates the solve's vectors for nrhs right-hand sides unless
+// those it holds are large enough.
+func (f *snFactor) workspace(nrhs int) error {
+	if nrhs > f.nrhs {
+		for _, p := range []**kernels.Buffer{&f.y, &f.v, &f.part} {
+			if *p != nil {
+				(*p).Release()
+				*p = nil
+			}
+		}
+		// Until all three are allocated the factor holds no workspace, so a
+		// failed allocation makes the next solve allocate again.
+		f.nrhs = 0
+		var err error
+		if f.y, err = f.dev.Alloc(int64(8 * f.n * nrhs)); err != nil {
+			return err
+		}
+		if f.v, err = f.dev.Alloc(8 * f.sched.vLen * int64(nrhs)); err != nil {
+			return err
+		}
+		if f.part, err = f.dev.Alloc(8 * snSBL * f.sched.maxPart * int64(nrhs)); err != nil {
+			return err
+		}
+		f.nrhs = nrhs
+	}
+	return nil
+}
+
+// solveKernels returns the kernels of the level-by-level solves.
+func (f *snFactor) solveKernels() (map[string]*kernels.Kernel, error) {
+	var err error
 	ks := map[string]*kernels.Kernel{}
 	for _, name := range []string{"sn_forward", "sn_backward", "sn_ftrsv", "sn_fgemv", "sn_fdiag", "sn_bgemv", "sn_btrsv"} {
 		if ks[name], err = f.kernel(name); err != nil {
-			return err
+			return nil, err
 		}
+	}
+	return ks, nil
+}
+
+// forwardSteps runs L y = b on y (n x nrhs, permuted), leaves first.
+func (f *snFactor) forwardSteps(nrhs int) error {
+	ks, err := f.solveKernels()
+	if err != nil {
+		return err
 	}
 	ldlt := 0
 	if f.ldlt {
 		ldlt = 1
-	}
-	g := snGroups(f.n, 256) * 256
-	if err := kp.Launch([]int{g}, []int{256}, bb, f.perm, f.n, nrhs, f.y); err != nil {
-		return err
 	}
 	ldv := int(f.sched.vLen)
 	for _, st := range f.sched.fwd {
@@ -801,6 +857,19 @@ func (f *snFactor) solveTo(dst, b *afarray.Array) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// backwardSteps runs Lᵀ x = y on y, root first.
+func (f *snFactor) backwardSteps(nrhs int) error {
+	ks, err := f.solveKernels()
+	if err != nil {
+		return err
+	}
+	ldlt := 0
+	if f.ldlt {
+		ldlt = 1
+	}
 	for _, st := range f.sched.bwd {
 		glob, t0 := []int{int(st.count) * snSolveWG}, int(st.t0)
 		loc := []int{snSolveWG}
@@ -822,19 +891,7 @@ func (f *snFactor) solveTo(dst, b *afarray.Array) error {
 			return err
 		}
 	}
-	if err := ku.Launch([]int{g}, []int{256}, f.y, f.perm, f.n, nrhs, x); err != nil {
-		return err
-	}
-	if err := f.status.check(x, f.n*nrhs, stSolution); err != nil {
-		return err
-	}
-	st, _, err := f.status.read()
-	if err != nil {
-		return err
-	}
-	f.stats.Solves++
-	f.stats.SolveTime, f.stats.SolveLaunches = time.Since(start), f.dev.Launches()-launches
-	return solveError(st)
+	return nil
 }
 
 func (f *snFactor) solve(b *afarray.Array) (*afarray.Array, error) {
