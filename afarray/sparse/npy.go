@@ -38,6 +38,10 @@ type npyArray struct {
 	fortran bool
 	shape   []int
 	elems   int64
+	// known says the stream's size was known and checked against the
+	// header; otherwise the elements are read in chunks, the buffer growing
+	// only as data actually arrive (readGrowing).
+	known bool
 }
 
 // readNPYHeader reads and checks the header of a .npy stream. avail is the
@@ -80,6 +84,7 @@ func readNPYHeader(r io.Reader, name string, avail int64) (*npyArray, error) {
 	if err != nil {
 		return nil, err
 	}
+	a.known = avail >= 0
 	a.elems = 1
 	for _, d := range a.shape {
 		if d < 0 {
@@ -164,11 +169,27 @@ func parseNPYDict(text []byte, name string) (a *npyArray, err error) {
 	return a, nil
 }
 
-// readRaw reads the elements' bytes into a new slice of the right size.
+// npyChunk is the first buffer of a stream of unknown size; it doubles as
+// data arrive.
+const npyChunk = 1 << 20
+
+// readRaw reads the elements' bytes into a new slice of the right size. A
+// stream of unknown size is read in chunks: a header that declares more
+// than the stream holds costs what the stream really held (at most twice
+// over), never what the header declared.
 func (a *npyArray) readRaw(r io.Reader) ([]byte, error) {
-	raw := make([]byte, a.elems*int64(a.size))
-	if _, err := io.ReadFull(r, raw); err != nil {
-		return nil, &ParseError{File: a.name, Msg: "truncated .npy data: " + err.Error()}
+	need := a.elems * int64(a.size)
+	var raw []byte
+	if a.known {
+		raw = make([]byte, need)
+		if _, err := io.ReadFull(r, raw); err != nil {
+			return nil, &ParseError{File: a.name, Msg: "truncated .npy data: " + err.Error()}
+		}
+	} else {
+		var err error
+		if raw, err = readGrowing(r, need); err != nil {
+			return nil, &ParseError{File: a.name, Msg: fmt.Sprintf("truncated .npy data: the header declares %d bytes, the stream ends after %d", need, len(raw))}
+		}
 	}
 	if a.swap && a.size > 1 {
 		for k := 0; k < len(raw); k += a.size {
@@ -180,9 +201,33 @@ func (a *npyArray) readRaw(r io.Reader) ([]byte, error) {
 	return raw, nil
 }
 
+// readGrowing reads exactly need bytes from r into a buffer that starts at
+// npyChunk bytes and doubles (capped at need) only when the one before is
+// full, so memory follows the bytes that arrived. On a short stream it
+// returns what arrived and the error.
+func readGrowing(r io.Reader, need int64) ([]byte, error) {
+	buf := make([]byte, 0, min(need, npyChunk))
+	for int64(len(buf)) < need {
+		if len(buf) == cap(buf) {
+			grown := make([]byte, len(buf), min(need, 2*int64(cap(buf))))
+			copy(grown, buf)
+			buf = grown
+		}
+		k, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+k]
+		if err != nil && int64(len(buf)) < need {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return buf, err
+		}
+	}
+	return buf, nil
+}
+
 // float64s reads the elements as float64 (from any real or integer dtype).
 func (a *npyArray) float64s(r io.Reader) ([]float64, error) {
-	if a.kind == 'f' && a.size == 8 && !a.swap {
+	if a.kind == 'f' && a.size == 8 && !a.swap && a.known {
 		v := make([]float64, a.elems)
 		if _, err := io.ReadFull(r, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), 8*len(v))); err != nil {
 			return nil, &ParseError{File: a.name, Msg: "truncated .npy data: " + err.Error()}
@@ -251,7 +296,7 @@ func (a *npyArray) int32s(r io.Reader, lo, hi int64, what string) ([]int32, erro
 		}
 		return nil
 	}
-	if a.kind == 'i' && a.size == 4 && !a.swap {
+	if a.kind == 'i' && a.size == 4 && !a.swap && a.known {
 		v := make([]int32, a.elems)
 		if _, err := io.ReadFull(r, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), 4*len(v))); err != nil {
 			return nil, &ParseError{File: a.name, Msg: "truncated .npy data: " + err.Error()}
@@ -317,7 +362,11 @@ func ReadNPY(path string) ([]float64, error) {
 }
 
 // ReadNPYFrom reads a .npy vector from r; size is the number of bytes r
-// holds, or -1 if unknown.
+// holds, or -1 if unknown. With a known size the header is checked against
+// it before anything is allocated; with an unknown one the elements are read
+// in chunks that grow as data arrive, so a header declaring more than the
+// stream holds fails at the stream's end having allocated about what the
+// stream held.
 func ReadNPYFrom(r io.Reader, size int64) ([]float64, error) {
 	return readNPYVector(r, "", size)
 }

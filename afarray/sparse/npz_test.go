@@ -3,12 +3,16 @@ package sparse
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -154,8 +158,70 @@ func FuzzReadNPZ(f *testing.F) {
 			}
 		}
 		ReadNPYFrom(bytes.NewReader(data), int64(len(data)))
+		ReadNPYFrom(bytes.NewReader(data), -1)
 	})
 }
+
+// npyHeader returns a version 1.0 .npy header for dtype and shape (Python
+// syntax), padded as numpy.lib.format pads it.
+func npyHeader(dtype, shape string) []byte {
+	dict := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': %s, }", dtype, shape)
+	pad := (64 - (10+len(dict)+1)%64) % 64
+	hlen := len(dict) + pad + 1
+	out := append([]byte("\x93NUMPY"), 1, 0, byte(hlen), byte(hlen>>8))
+	out = append(out, dict...)
+	out = append(out, bytes.Repeat([]byte{' '}, pad)...)
+	return append(out, '\n')
+}
+
+// TestNPYUnknownSize: a stream of unknown size is read in chunks, so a
+// header that declares 1.6 GB over a few bytes of data fails at the
+// stream's end having allocated about what arrived, not what was declared;
+// an honest stream of unknown size reads the same as one of known size, in
+// every dtype path.
+func TestNPYUnknownSize(t *testing.T) {
+	for _, dtype := range []string{"<f8", "<i4", "<f4"} {
+		data := append(npyHeader(dtype, "(200000000,)"), make([]byte, 64)...)
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		_, err := ReadNPYFrom(bytes.NewReader(data), -1)
+		runtime.ReadMemStats(&after)
+		if !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), "ends after 64") {
+			t.Errorf("%s: lying header over an unknown-size stream: %v", dtype, err)
+		}
+		if grew := after.TotalAlloc - before.TotalAlloc; grew > 16<<20 {
+			t.Errorf("%s: lying header over 64 bytes allocated %d bytes", dtype, grew)
+		}
+	}
+	// Honest streams, larger than the first chunk so that the buffer grows.
+	x := make([]float64, 3*npyChunk/8+5)
+	for i := range x {
+		x[i] = float64(i) - 0.5
+	}
+	var buf bytes.Buffer
+	if err := WriteNPY(&buf, x); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadNPYFrom(iotest.OneByteReader(bytes.NewReader(buf.Bytes()[:100])), -1)
+	if err == nil {
+		t.Errorf("truncated stream read as %d values", len(got))
+	}
+	got, err = ReadNPYFrom(onlyReader{bytes.NewReader(buf.Bytes())}, -1)
+	if err != nil || !slices.Equal(got, x) {
+		t.Fatalf("unknown-size float64 stream: %v", err)
+	}
+	ints := append(npyHeader("<i4", "(3,)"), 1, 0, 0, 0, 0xfe, 0xff, 0xff, 0xff, 7, 0, 0, 0)
+	got, err = ReadNPYFrom(onlyReader{bytes.NewReader(ints)}, -1)
+	if err != nil || !slices.Equal(got, []float64{1, -2, 7}) {
+		t.Errorf("unknown-size int32 stream: %v %v", got, err)
+	}
+}
+
+// onlyReader hides everything of a reader but Read.
+type onlyReader struct{ r io.Reader }
+
+func (o onlyReader) Read(p []byte) (int, error) { return o.r.Read(p) }
 
 // TestNPYSizeMustMatch checks that an array whose stored bytes differ from
 // what its header declares is refused: inside an .npz the reader skips to

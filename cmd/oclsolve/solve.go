@@ -47,9 +47,12 @@ type solveOptions struct {
 	Tol                            float64
 	MaxIt                          int
 	Jacobi                         bool
-	Seed                           uint64
-	Build                          string // where the format is built: auto, host or device
-	Device                         *kernels.Device
+	// Symmetric says that a file storing one triangle stores one triangle
+	// of a symmetric matrix (applyTriangleRule).
+	Symmetric bool
+	Seed      uint64
+	Build     string // where the format is built: auto, host or device
+	Device    *kernels.Device
 	// Devices is the --devices list when it names more than one device
 	// (Device is then its first); nil for one device.
 	Devices []*kernels.Device
@@ -198,7 +201,7 @@ type solveReport struct {
 func init() {
 	register(&command{
 		name:    "solve",
-		usage:   "[--method M] [--format F] [--variant V] [--order O] [--tol T] [--maxit N] [--jacobi] [--devices all|LIST] [--rhs ones|random] [--ref FILE] [--seed S] [--json] [-o x.mtx|x.npy|-] A [b]",
+		usage:   "[--method M] [--format F] [--variant V] [--order O] [--tol T] [--maxit N] [--jacobi] [--symmetric] [--devices all|LIST] [--rhs ones|random] [--ref FILE] [--seed S] [--json] [-o x.mtx|x.npy|-] A [b]",
 		summary: "solve A x = b with any method, format and variant; report time, memory and accuracy",
 		run:     runSolve,
 	})
@@ -231,6 +234,7 @@ func runSolve(args []string) error {
 	fs.Float64Var(&o.Tol, "tol", 0, "CG: tolerance (default 1e-8 on ||r||/||b|| for fast, 1e-6 on ||r|| for thesis)")
 	fs.IntVar(&o.MaxIt, "maxit", 0, "CG: maximum iterations (default 10n for fast, n for thesis)")
 	fs.BoolVar(&o.Jacobi, "jacobi", false, "CG: Jacobi (diagonal) preconditioning")
+	fs.BoolVar(&o.Symmetric, "symmetric", false, "A stores one triangle of a symmetric matrix (a .npz of scipy.sparse.tril, a general Matrix Market file of one triangle); without it such a file is the triangular matrix it stores")
 	fs.StringVar(&o.Build, "build", "auto", "where CSC and SKS are built: auto (on a GPU from the uploaded entries, on the host for a CPU device), host or device")
 	devices := fs.String("devices", "", devicesHelp)
 	rhs := fs.String("rhs", "ones", "right-hand side when no b file is given: ones or random")
@@ -492,16 +496,12 @@ func loadProblem(src string, o *solveOptions) (*solveProblem, error) {
 		}
 	}
 	p := &solveProblem{Source: src}
+	var err error
 	// A set with one of its files missing is reported as such, not as a
 	// Matrix Market file that does not exist.
 	if strings.HasSuffix(strings.ToLower(src), ".npz") {
-		a, note, err := readNPZMatrix(src)
-		if err != nil {
+		if p.A, err = sparse.ReadNPZ(src); err != nil {
 			return nil, err
-		}
-		p.A = a
-		if note != "" {
-			p.Spec = note
 		}
 	} else if prefix, ok := sparse.OpenFEMPrefix(src); ok {
 		set, err := sparse.ReadOpenFEM(prefix)
@@ -534,6 +534,9 @@ func loadProblem(src string, o *solveOptions) (*solveProblem, error) {
 	// ordering) is allocated: a header may claim an order of billions.
 	if err := p.A.CheckStructure(); err != nil {
 		return nil, fmt.Errorf("%s: %w", src, err)
+	}
+	if err := applyTriangleRule(p, o); err != nil {
+		return nil, err
 	}
 	p.N = p.A.Rows
 	p.countNNZ()

@@ -9,33 +9,57 @@ import (
 	"github.com/oclsolve/oclsolve/afarray/sparse"
 )
 
-// readNPZMatrix reads a scipy.sparse.save_npz file as the system matrix.
-// SciPy has no symmetric storage: a file whose entries all lie in one
-// triangle (what a Python user saves with scipy.sparse.tril) is taken as
-// the symmetric matrix that triangle stores, and the note says so; files
-// written by oclsolve gen --format npz carry that mark themselves.
-func readNPZMatrix(path string) (*sparse.COO, string, error) {
-	a, err := sparse.ReadNPZ(path)
-	if err != nil {
-		return nil, "", err
-	}
+// A file whose entries all lie in one triangle (what a Python user saves
+// with scipy.sparse.tril, or a general Matrix Market file of one triangle)
+// is ambiguous: a triangular matrix, or one triangle of a symmetric one.
+// The rule: it is symmetric only when the file says so (a Matrix Market
+// "symmetric" header, the marker oclsolve gen --format npz writes into its
+// .npz) or the caller does (--symmetric). Otherwise it is the triangular
+// matrix it stores: the elimination methods solve it as such, and the
+// symmetric methods (cholesky, ldlt, cg) refuse it with an error matching
+// sparse.ErrNotSymmetric that says to pass --symmetric, never answering a
+// different system than the file holds.
+
+// triangleOf reports which triangle holds every entry of the square,
+// general matrix a: "lower", "upper", or "" (both, or only the diagonal).
+func triangleOf(a *sparse.COO) string {
 	if a.Symmetric || a.Rows != a.Cols || a.NNZ() == 0 {
-		return a, "", nil
+		return ""
 	}
 	lower, upper := true, true
 	for k := range a.I {
 		lower = lower && a.I[k] >= a.J[k]
 		upper = upper && a.I[k] <= a.J[k]
 	}
-	if lower == upper { // both: diagonal; neither: a full matrix
-		return a, "", nil
+	switch {
+	case lower == upper: // both: diagonal; neither: a full matrix
+		return ""
+	case lower:
+		return "lower"
 	}
-	a.Symmetric = true
-	if upper {
-		a.I, a.J = a.J, a.I
-		return a, "the .npz holds only the upper triangle: solved as the symmetric matrix it stores", nil
+	return "upper"
+}
+
+// applyTriangleRule applies the rule above to the matrix just read.
+func applyTriangleRule(p *solveProblem, o *solveOptions) error {
+	tri := triangleOf(p.A)
+	switch {
+	case tri == "":
+		return nil
+	case o.Symmetric:
+		a := p.A
+		a.Symmetric = true
+		if tri == "upper" {
+			a.I, a.J = a.J, a.I
+		}
+		p.Notes = append(p.Notes, fmt.Sprintf("%s stores only the %s triangle: solved as the symmetric matrix it stores (--symmetric)", p.Source, tri))
+		return nil
+	case o.Method == "cholesky" || o.Method == "ldlt" || o.Method == "cg":
+		return fmt.Errorf("%w: %s stores only the %s triangle and is not marked symmetric, so it is a triangular matrix, which %s cannot solve; if it stores one triangle of a symmetric matrix (scipy.sparse.tril), pass --symmetric",
+			sparse.ErrNotSymmetric, p.Source, tri, o.Method)
 	}
-	return a, "the .npz holds only the lower triangle: solved as the symmetric matrix it stores", nil
+	p.Notes = append(p.Notes, fmt.Sprintf("%s stores only the %s triangle and is not marked symmetric: solved as the triangular matrix it is (--symmetric for one triangle of a symmetric matrix)", p.Source, tri))
+	return nil
 }
 
 // checkDeviceFits refuses, before anything is uploaded, a problem whose

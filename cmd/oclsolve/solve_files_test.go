@@ -78,8 +78,11 @@ func TestSolveWritesSolution(t *testing.T) {
 }
 
 // TestSolveNPZ: a SciPy-style .npz with a .npy right-hand side solves like
-// the Matrix Market file, and an .npz of the lower triangle alone is taken
-// as the symmetric matrix it stores.
+// the Matrix Market file. An .npz of one triangle alone without the
+// symmetric marker is the triangular matrix it stores: the symmetric
+// methods refuse it (exit 1, naming --symmetric), --symmetric solves the
+// symmetric matrix it stores (either triangle), and LU solves the
+// triangular matrix itself.
 func TestSolveNPZ(t *testing.T) {
 	src := filepath.Join("..", "..", "..", "shared", "matrices", "bcsstk13.mtx")
 	d, err := sparse.ReadMatrixMarketFile(src)
@@ -101,15 +104,42 @@ func TestSolveNPZ(t *testing.T) {
 	f, _ = os.Create(filepath.Join(dir, "b.npy"))
 	sparse.WriteNPY(f, b)
 	f.Close()
-	rep, code, stderr := solveJSON(t, filepath.Join(dir, "a.npz"), filepath.Join(dir, "b.npy"))
+	A, B := filepath.Join(dir, "a.npz"), filepath.Join(dir, "b.npy")
+	for _, method := range []string{"cholesky", "ldlt", "cg"} {
+		if _, code, stderr := solveJSON(t, "--method", method, A, B); code != 1 || !strings.Contains(stderr, "--symmetric") || !strings.Contains(stderr, "lower triangle") {
+			t.Errorf("%s of a triangle not marked symmetric: exit %d: %s", method, code, stderr)
+		}
+	}
+	upper := general
+	upper.I, upper.J = general.J, general.I
+	f, _ = os.Create(filepath.Join(dir, "u.npz"))
+	if err := sparse.WriteNPZ(f, &upper, "csc"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	for tri, path := range map[string]string{"lower": A, "upper": filepath.Join(dir, "u.npz")} {
+		rep, code, stderr := solveJSON(t, "--symmetric", path, B)
+		if code != 0 {
+			t.Fatalf("%s --symmetric: exit %d: %s", tri, code, stderr)
+		}
+		if be := rep["backward_error"].(float64); be > 1e-12 {
+			t.Errorf("%s --symmetric: backward error %g", tri, be)
+		}
+		if n := rep["nnz_full"].(float64); int(n) != d.COO.NNZFull() {
+			t.Errorf("%s --symmetric: nnz_full %v, want %d", tri, n, d.COO.NNZFull())
+		}
+		if notes, _ := rep["notes"].([]any); len(notes) == 0 || !strings.Contains(notes[0].(string), tri+" triangle") {
+			t.Errorf("%s --symmetric: notes: %v", tri, rep["notes"])
+		}
+	}
+	// The triangular matrix itself, by LU with partial pivoting: the
+	// backward error is measured against the triangle, not its mirror.
+	rep, code, stderr := solveJSON(t, "--method", "gauss-pivot", A, B)
 	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
+		t.Fatalf("gauss-pivot of the triangle: exit %d: %s", code, stderr)
 	}
-	if be := rep["backward_error"].(float64); be > 1e-12 {
-		t.Errorf("backward error %g", be)
-	}
-	if notes, _ := rep["notes"].([]any); len(notes) == 0 || !strings.Contains(notes[0].(string), "lower triangle") {
-		t.Errorf("notes: %v", rep["notes"])
+	if rep["nnz_full"].(float64) != float64(d.COO.NNZLower()) {
+		t.Errorf("gauss-pivot: nnz_full %v, want the triangle's %d", rep["nnz_full"], d.COO.NNZLower())
 	}
 }
 
