@@ -130,6 +130,9 @@ func runLU(a *sparse.COO, b []float64, opts Options, why string) ([]float64, *Re
 	}
 	rep := &Report{Method: MethodLU, Format: FormatDense, Variant: Variant(gauss.VariantBlocked), Ordering: sparse.OrderNatural,
 		N: n, NNZ: a.NNZLower(), NNZFull: a.NNZFull(), Choice: why}
+	tr, untrack := startTracking(dev, opts.Progress)
+	defer untrack()
+	tr.phase("factorize")
 	compile0 := dev.CompileTime()
 	dev.ResetPeak()
 	base := dev.MemoryStats().Live
@@ -150,5 +153,6 @@ func runLU(a *sparse.COO, b []float64, opts Options, why string) ([]float64, *Re
 			err = &InaccurateError{Method: MethodLU, BackwardError: rep.BackwardError}
 		}
 	}
+	recordTotals(rep)
 	return x, rep, err
 }

@@ -226,6 +226,7 @@ func cgFast(op Operator, b *afarray.Array, opts CGOptions) (*afarray.Array, *CGR
 	if c.err != nil {
 		return nil, nil, c.err
 	}
+	trackerOf(c.dev).residual(res.Iterations, c.maxIter, res.Residual, 1, c.tol)
 	res.Launches = c.dev.Launches() - start
 	c.keepX = true
 	if !res.Converged {
@@ -375,6 +376,7 @@ func (c *cgFastRun) readDone() int {
 // enqueued.
 func (c *cgFastRun) iterate() (stopped, it int) {
 	stopped = -1
+	prog := cgProgress{tr: trackerOf(c.dev)}
 	for ; it < c.maxIter && c.err == nil; it++ {
 		c.step(it, 0)
 		next := c.p[(it+1)%2]
@@ -388,6 +390,7 @@ func (c *cgFastRun) iterate() (stopped, it int) {
 			if stopped = c.readDone(); stopped >= 0 {
 				return stopped, it
 			}
+			prog.at(c, it)
 		}
 	}
 	// Test the residual of the last iterate (a launch that only folds the

@@ -141,6 +141,7 @@ func (c *cgThesisRun) xUpdate() {
 // host (the thesis's sync every iteration), then the next direction.
 func (c *cgThesisRun) iterate(tol float64, maxIter int) *CGResult {
 	res := &CGResult{}
+	tr := trackerOf(c.dev)
 	for i := 0; i < maxIter && c.err == nil; i++ {
 		// r = r - a z
 		c.scale(c.tmp, c.alpha, c.z)
@@ -155,6 +156,7 @@ func (c *cgThesisRun) iterate(tol float64, maxIter int) *CGResult {
 		}
 		res.History = append(res.History, nr)
 		res.Iterations, res.Residual = i+1, nr
+		tr.residual(i+1, maxIter, nr, res.History[0], tol)
 		if math.IsNaN(nr) || math.IsInf(nr, 0) {
 			break
 		}

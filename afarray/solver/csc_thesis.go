@@ -48,7 +48,7 @@ func (f *cscFactor) thesisFactor(a *afarray.CSC) error {
 	if err := launch(0, -1); err != nil {
 		return err
 	}
-	return thesisFactorSteps(f.n, f.ldlt, launch)
+	return thesisFactorSteps(f.dev, f.n, f.ldlt, launch)
 }
 
 func (f *cscFactor) thesisSolve(x *kernels.Buffer) error {

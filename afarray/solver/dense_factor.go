@@ -133,7 +133,9 @@ func (f *denseFactor) factorThesis(a *kernels.Buffer) error {
 	launch := func(step, sstep int) error {
 		return k.Launch(g, l, a, a, part, f.n, step, sstep, f.st.flags, f.st.pivot)
 	}
+	tr := trackerOf(f.dev)
 	for j := 0; j < f.n; j++ {
+		tr.step("columns", j, f.n, cubicFraction(j, f.n))
 		if err := launch(j, 0); err != nil {
 			return err
 		}
@@ -141,6 +143,7 @@ func (f *denseFactor) factorThesis(a *kernels.Buffer) error {
 			return err
 		}
 	}
+	tr.step("columns", f.n, f.n, 1)
 	if !f.ldlt {
 		return launch(0, 2)
 	}
@@ -195,7 +198,9 @@ func (f *denseFactor) factorBlocked(a *kernels.Buffer) error {
 		mode, ldlt = 1, 1
 	}
 	last := 0
+	tr := trackerOf(f.dev)
 	for k := 0; k < n; k += denseNB {
+		tr.step("columns", k, n, cubicFraction(k, n))
 		last = k
 		nb := min(denseNB, n-k)
 		rest := n - k - nb
@@ -218,6 +223,7 @@ func (f *denseFactor) factorBlocked(a *kernels.Buffer) error {
 			return err
 		}
 	}
+	tr.step("columns", n, n, 1)
 	return store.Launch([]int{denseLocal}, []int{denseLocal}, n, last, a, scratch)
 }
 

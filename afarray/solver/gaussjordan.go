@@ -149,7 +149,9 @@ func gaussJordanThesis(dev *kernels.Device, aug *kernels.Buffer, n, m int, out *
 		return err
 	}
 	g, l := thesisGeometry(k)
+	tr := trackerOf(dev)
 	for step := 0; step < n; step++ {
+		tr.step("columns", step, n, -1)
 		if err := k.Launch(g, l, aug, n, n+m, step, st.flags, st.pivot); err != nil {
 			return err
 		}
@@ -177,7 +179,9 @@ func gaussJordanBlocked(dev *kernels.Device, aug *kernels.Buffer, n, m int, st *
 	}
 	wA := n + m
 	x := dense.Mat{Buf: aug, Rows: n, Cols: wA, LD: n}
+	tr := trackerOf(dev)
 	for k := 0; k < n; k += denseNB {
+		tr.step("columns", k, n, -1)
 		nb := min(denseNB, n-k)
 		cols := wA - k - nb // columns right of the pivot block (at least m)
 		tiles := (cols + denseTile - 1) / denseTile

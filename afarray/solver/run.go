@@ -48,6 +48,11 @@ type Options struct {
 	// host's sequential build is faster than the device's. BuildHost and
 	// BuildDevice force either (tests, comparisons).
 	Build Build
+	// Progress, when set, is called on Run's goroutine as the solve moves:
+	// at each phase and whenever its work moves by a whole percent (see
+	// Progress; Current polls the same from another goroutine). It must
+	// return quickly: the solve waits for it.
+	Progress func(Progress)
 }
 
 // Build says where Run builds the storage format.
@@ -155,7 +160,9 @@ func Run(a *sparse.COO, b []float64, opts Options) ([]float64, *Report, error) {
 		return nil, nil, err
 	}
 	if len(opts.Devices) > 1 {
-		return runMulti(a, b, e, opts, start)
+		x, rep, err := runMulti(a, b, e, opts, start)
+		recordTotals(rep)
+		return x, rep, err
 	}
 	dev := opts.Device
 	if dev == nil && len(opts.Devices) == 1 {
@@ -175,7 +182,10 @@ func Run(a *sparse.COO, b []float64, opts Options) ([]float64, *Report, error) {
 	dev.ResetPeak()
 	basePeak := dev.MemoryStats().Live
 
-	clk := &phaseClock{dev: dev, rep: rep}
+	tr, untrack := startTracking(dev, opts.Progress)
+	defer untrack()
+	clk := &phaseClock{dev: dev, rep: rep, tr: tr}
+	tr.phase("ordering")
 	clk.start()
 	perm, pa, pb, err := reorder(a, b, opts.Order, formatSpecOf(e.format), rep)
 	if err != nil {
@@ -198,6 +208,7 @@ func Run(a *sparse.COO, b []float64, opts Options) ([]float64, *Report, error) {
 	}
 	originalColumn(err, perm)
 	if x != nil {
+		tr.phase("check")
 		rep.BackwardError = BackwardError(a, x, b)
 		if err == nil && methodSpecOf(e.method).iterate == nil && !(rep.BackwardError <= MaxBackwardError) {
 			// A direct method's answer is checked, never returned silently
@@ -208,6 +219,7 @@ func Run(a *sparse.COO, b []float64, opts Options) ([]float64, *Report, error) {
 	rep.TotalTime = time.Since(start)
 	rep.OtherTime = rep.TotalTime - rep.OrderingTime - rep.UploadTime - rep.ConvertTime - rep.CompileTime -
 		rep.SymbolicTime - rep.FactorizeTime - rep.SolveTime - rep.DownloadTime
+	recordTotals(rep)
 	if x == nil {
 		return nil, rep, err
 	}
@@ -316,6 +328,7 @@ func BackwardError(a *sparse.COO, x, b []float64) float64 {
 type phaseClock struct {
 	dev   *kernels.Device
 	rep   *Report
+	tr    *tracker // the Run's progress (nil-safe)
 	t     time.Time
 	build time.Duration
 }
@@ -407,6 +420,7 @@ func reorder(a *sparse.COO, b []float64, order sparse.Ordering, f *formatSpec, r
 // downloads x, checked for NaN and Inf.
 func runEntry(rep *Report, clk *phaseClock, e *entry, a *sparse.COO, b []float64, opts Options) ([]float64, error) {
 	f := formatSpecOf(e.format)
+	clk.tr.phase("upload")
 	clk.start()
 	bd, err := afarray.FromFloat64s(b)
 	if err != nil {
@@ -429,6 +443,7 @@ func runEntry(rep *Report, clk *phaseClock, e *entry, a *sparse.COO, b []float64
 			return nil, err
 		}
 		clk.stop(&rep.UploadTime)
+		clk.tr.phase("convert")
 		clk.start()
 		m, le, release, err = f.convert(da)
 		da.Release()
@@ -458,6 +473,7 @@ func runEntry(rep *Report, clk *phaseClock, e *entry, a *sparse.COO, b []float64
 	case e.newOperator != nil:
 		x, err = runIterative(rep, clk, e, m, bd, opts)
 	default:
+		clk.tr.phase("factorize")
 		clk.start()
 		x, err = e.solveOnce(m, bd, e.variant)
 		if err == nil {
@@ -470,6 +486,7 @@ func runEntry(rep *Report, clk *phaseClock, e *entry, a *sparse.COO, b []float64
 		return nil, err
 	}
 	defer x.Release()
+	clk.tr.phase("download")
 	clk.start()
 	xs, rerr := x.Float64s()
 	clk.stop(&rep.DownloadTime)
@@ -489,6 +506,7 @@ func runEntry(rep *Report, clk *phaseClock, e *entry, a *sparse.COO, b []float64
 func runDirect(rep *Report, clk *phaseClock, e *entry, m any, le int, b *afarray.Array) (*afarray.Array, int, error) {
 	f := e.newFactor()
 	defer f.Release()
+	clk.tr.phase("factorize")
 	clk.start()
 	err := f.factorizeOwned(m, e.variant)
 	st := f.Stats()
@@ -506,6 +524,7 @@ func runDirect(rep *Report, clk *phaseClock, e *entry, m any, le int, b *afarray
 	if err != nil {
 		return nil, le, err
 	}
+	clk.tr.phase("solve")
 	clk.start()
 	x, err := f.Solve(b)
 	if err == nil {
@@ -518,6 +537,7 @@ func runDirect(rep *Report, clk *phaseClock, e *entry, m any, le int, b *afarray
 // runIterative is the one driver of the iterative methods: wrap the device
 // matrix as the entry's operator and run the method's iteration.
 func runIterative(rep *Report, clk *phaseClock, e *entry, m any, b *afarray.Array, opts Options) (*afarray.Array, error) {
+	clk.tr.phase("solve")
 	clk.start()
 	op, err := e.newOperator(m, e.variant)
 	if err != nil {

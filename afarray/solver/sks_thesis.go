@@ -30,7 +30,7 @@ func (f *sksFactor) thesisFactor() error {
 	launch := func(step, sstep int) error {
 		return k.Launch([]int{global}, []int{local}, f.elm, f.idx, f.nnz, f.n, f.elm, kernels.Local(8*local), step, sstep, f.status.buf)
 	}
-	return thesisFactorSteps(f.n, f.ldlt, launch)
+	return thesisFactorSteps(f.dev, f.n, f.ldlt, launch)
 }
 
 func (f *sksFactor) thesisSolve(x *kernels.Buffer) error {

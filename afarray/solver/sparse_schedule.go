@@ -46,8 +46,10 @@ func thesisKernel(prog *kernels.Program, ldlt bool, cholesky, ldltName string) (
 // square roots (sstep 2) for Cholesky. The thesis never checks the last
 // column's pivot: Cholesky checks it in the square-root phase, LDLT, which
 // has none, spends one more sstep 0 launch on it.
-func thesisFactorSteps(n int, ldlt bool, launch func(step, sstep int) error) error {
+func thesisFactorSteps(dev *kernels.Device, n int, ldlt bool, launch func(step, sstep int) error) error {
+	tr := trackerOf(dev)
 	for j := 0; j < n-1; j++ {
+		tr.step("columns", j, n, -1)
 		if err := launch(j, 0); err != nil {
 			return err
 		}
@@ -55,6 +57,7 @@ func thesisFactorSteps(n int, ldlt bool, launch func(step, sstep int) error) err
 			return err
 		}
 	}
+	tr.step("columns", n, n, -1)
 	if ldlt {
 		return launch(n-1, 0)
 	}
@@ -128,7 +131,9 @@ func newBlockLaunches(prog *kernels.Program, panel, update, fwd, bwd string) (*b
 // factored block to the update; st the status buffer.
 func (l *blockLaunches) factor(steps []blockStep, dscr, st *kernels.Buffer, ldlt bool) error {
 	ld := boolArg(ldlt)
-	for _, s := range steps {
+	prog := newBlockProgress(trackerOf(dscr.Device()), steps)
+	for i, s := range steps {
+		prog.at(i)
 		groups := max(1, (s.below+l.pl-1)/l.pl)
 		if err := l.panel.Launch([]int{groups * l.pl}, []int{l.pl}, slices.Concat(s.panel, []any{dscr, st, ld})...); err != nil {
 			return err
@@ -143,6 +148,7 @@ func (l *blockLaunches) factor(steps []blockStep, dscr, st *kernels.Buffer, ldlt
 			return err
 		}
 	}
+	prog.at(len(steps))
 	return nil
 }
 

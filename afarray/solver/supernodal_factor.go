@@ -117,6 +117,7 @@ type snSchedule struct {
 	info      []int64
 	childPtr  []int32
 	childList []int32
+	levelEnd  []int // steps[:levelEnd[i]] factor the deepest i+1 levels (progress)
 	uLen      int64 // doubles of U (two regions)
 	vLen      int64 // doubles of V per right-hand side
 }
@@ -167,6 +168,7 @@ func buildSchedule(s *sparse.Supernodal, smallF int) *snSchedule {
 		}
 		sc.assembleSteps(s, s.Levels[d])
 		sc.factorSteps(s, s.Levels[d], smallF)
+		sc.levelEnd = append(sc.levelEnd, len(sc.steps))
 	}
 	// The solves: per level, the small supernodes whole, the large ones
 	// in blocks across the device.
@@ -628,7 +630,9 @@ func (f *snFactor) run(a *afarray.CSC, amap []int64) error {
 	profile := os.Getenv("OCLSOLVE_SN_PROFILE") != ""
 	var kindTime [snSyrk + 1]time.Duration
 	var kindLaunch [snSyrk + 1]int
-	for _, st := range sc.steps {
+	prog := newSnProgress(trackerOf(f.dev), sym, sc)
+	for i, st := range sc.steps {
+		prog.at(i)
 		g, t0 := int(st.count), int(st.t0)
 		tk := time.Now()
 		switch st.kind {
@@ -656,6 +660,7 @@ func (f *snFactor) run(a *afarray.CSC, amap []int64) error {
 			kindLaunch[st.kind]++
 		}
 	}
+	prog.at(len(sc.steps))
 	if err := f.status.check(f.L, int(min(stored, 1<<31-1)), stFactor); err != nil {
 		return err
 	}
