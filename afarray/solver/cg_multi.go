@@ -32,13 +32,21 @@ func init() {
 }
 
 // DeviceShare is one device's part of a multi-device solve.
+//
+// For CG: Rows are the rows of A it owns (a contiguous block), NNZ their
+// stored entries (both triangles), Halo the entries of the vector it
+// receives from other devices per exchange, Send those it sends. For the
+// supernodal factorizations: Rows are the columns of L it factors (its
+// subtrees, and on the first device the top), NNZ the entries of A's lower
+// triangle it receives, Halo the rows of the top its subtrees reach, Send
+// the doubles of update matrices it sends to the top.
 type DeviceShare struct {
 	Device    string // the device's label (kernels.Device.Label)
-	Rows      int    // rows of A it owns (a contiguous block)
-	NNZ       int    // stored entries of those rows (both triangles)
-	Halo      int    // entries of the vector it receives from other devices per exchange
-	Send      int    // entries it sends to other devices per exchange
-	PeakBytes int64  // its peak device memory during the solve
+	Rows      int
+	NNZ       int
+	Halo      int
+	Send      int
+	PeakBytes int64 // its peak device memory during the solve
 }
 
 // MultiStats describes how a multi-device solve was spread and where its
@@ -48,6 +56,9 @@ type MultiStats struct {
 	// SetupTime is building the row blocks on the host and uploading them;
 	// SolveTime the iterations.
 	SetupTime, SolveTime time.Duration
+	// Factor describes a direct method's factorization (nil for CG); its
+	// OrderTime, SymbolicTime and FactorTime are not in SetupTime.
+	Factor *SupernodalStats
 }
 
 // multiSolve runs one registered entry on several devices from the host
@@ -85,10 +96,25 @@ func runMulti(a *sparse.COO, b []float64, e *entry, opts Options, start time.Tim
 		return nil, nil, err
 	}
 	rep.OrderingTime = time.Since(t)
+	compile := func() (t time.Duration) {
+		for _, d := range opts.Devices {
+			t += d.CompileTime()
+		}
+		return t
+	}
+	c0 := compile()
 	x, res, st, err := fn(pa, pb, opts.Devices, opts)
 	rep.TotalTime = time.Since(start)
+	rep.CompileTime = compile() - c0
+	defer func() {
+		rep.OtherTime = rep.TotalTime - rep.OrderingTime - rep.UploadTime - rep.CompileTime - rep.SymbolicTime - rep.FactorizeTime - rep.SolveTime
+	}()
 	if st != nil {
 		rep.UploadTime, rep.SolveTime, rep.Shares = st.SetupTime, st.SolveTime, st.Shares
+		if st.Factor == nil {
+			// CG builds its program while uploading.
+			rep.UploadTime = max(rep.UploadTime-rep.CompileTime, 0)
+		}
 		stored := 0
 		for _, s := range st.Shares {
 			rep.DeviceBytes += s.PeakBytes
@@ -96,6 +122,14 @@ func runMulti(a *sparse.COO, b []float64, e *entry, opts Options, start time.Tim
 		}
 		// The thesis's CSC formula on the lower triangle's length.
 		rep.ThesisMemory = formatSpecOf(e.format).thesisMemory(a.Rows, (stored+a.Rows)/2)
+		if fs := st.Factor; fs != nil {
+			// The programs are built while the parts are planned.
+			rep.SymbolicTime, rep.FactorizeTime = max(fs.SymbolicTime-rep.CompileTime, 0), fs.FactorTime
+			rep.OrderingTime += fs.OrderTime
+			rep.NNZL, rep.Flops, rep.Supernodes, rep.TreeLevels = fs.NNZL, fs.Flops, fs.Supernodes, fs.Levels
+			rep.Launches = fs.FactorLaunches
+			rep.ThesisMemory = formatSpecOf(e.format).thesisMemory(a.Rows, a.NNZLower())
+		}
 	}
 	if res != nil {
 		rep.Iterations, rep.Residual, rep.History, rep.Launches = res.Iterations, res.Residual, res.History, res.Launches
@@ -112,6 +146,9 @@ func runMulti(a *sparse.COO, b []float64, e *entry, opts Options, start time.Tim
 		x = y
 	}
 	rep.BackwardError = BackwardError(a, x, b)
+	if err == nil && methodSpecOf(e.method).iterate == nil && !(rep.BackwardError <= MaxBackwardError) {
+		err = &InaccurateError{Method: e.method, BackwardError: rep.BackwardError}
+	}
 	return x, rep, err
 }
 
