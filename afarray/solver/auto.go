@@ -44,23 +44,16 @@ func Solve(a *sparse.COO, b []float64) ([]float64, *Report, error) {
 	return Run(a, b, Options{})
 }
 
-// autoCholesky is the Cholesky entry the automatic choice prefers: a
-// supernodal one when registered (the fastest on large FE matrices), else
-// the fast skyline one.
+// autoCholesky is the Cholesky entry the automatic choice prefers: the
+// fast variant of Cholesky's default format when an entry raised its
+// priority above the thesis's (the supernodal one, the fastest on large FE
+// matrices), else the fast skyline one.
 func autoCholesky() *entry {
-	var best *entry
-	for _, e := range registry.entries {
-		if e.method != MethodCholesky || e.newFactor == nil {
-			continue
-		}
-		if e.format == "supernodal" || e.variant == "supernodal" {
-			return e
-		}
-		if e.format == FormatSKS && e.variant == Fast {
-			best = e
-		}
+	if e, err := lookup(MethodCholesky, FormatAuto, Fast); err == nil && e.priority > 0 {
+		return e
 	}
-	return best
+	e, _ := lookup(MethodCholesky, FormatSKS, Fast)
+	return e
 }
 
 // runAuto is Run for an empty Options.Method.

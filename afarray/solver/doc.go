@@ -69,6 +69,19 @@
 //			newFactor: func() factorization { return &SupernodalCholesky{} }})
 //	}
 //
+// What else the rest of the code needs to know is registry data, declared
+// in the same file:
+//
+//   - the default format: an entry with a priority above its method's
+//     other entries (entry.priority) becomes what "" and "auto" mean for
+//     the method, in Run, Methods and `oclsolve solve` (the supernodal
+//     entries declare 1 and so are Cholesky's and LDLᵀ's default, and the
+//     automatic choice's Cholesky);
+//   - the report's own figures: a factor type or operator with a
+//     reportStats() []Stat method (supernodal_cholesky.go: nnz_l, flops,
+//     supernodes, levels) fills Report.Stats, which `oclsolve solve` prints
+//     as --json fields and on its text report without knowing the solver.
+//
 // A new storage format is a registerFormat(&formatSpec{...}) in the same
 // init (its upload from a COO matrix, what "" and "auto" orderings mean for
 // it, its memory formula), a new method a registerMethod(&methodSpec{...}).

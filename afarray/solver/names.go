@@ -10,12 +10,14 @@ import (
 // Gauss-Jordan, Cholesky, LDLᵀ, CG. Each method x format x variant registers
 // itself in the file that implements it.
 func init() {
-	registerMethod(&methodSpec{name: MethodGaussJordan, label: "GJ", defaultFormat: FormatDense})
-	// Cholesky and LDLᵀ default to the supernodal storage (supernodal_cholesky.go),
-	// the fastest; the thesis's formats stay for its tables.
-	registerMethod(&methodSpec{name: MethodCholesky, label: "Ch", defaultFormat: FormatSupernodal})
-	registerMethod(&methodSpec{name: MethodLDLT, label: "LDL", defaultFormat: FormatSupernodal})
-	registerMethod(&methodSpec{name: MethodCG, label: "CG", defaultFormat: FormatCSC, iterate: cgIterate})
+	// A method's default format is that of its entry of highest priority
+	// (registry.go): the supernodal storage for Cholesky and LDLᵀ
+	// (supernodal_cholesky.go), CSC for CG (spmv.go), dense for
+	// Gauss-Jordan (its only one).
+	registerMethod(&methodSpec{name: MethodGaussJordan, label: "GJ"})
+	registerMethod(&methodSpec{name: MethodCholesky, label: "Ch"})
+	registerMethod(&methodSpec{name: MethodLDLT, label: "LDL"})
+	registerMethod(&methodSpec{name: MethodCG, label: "CG", iterate: cgIterate})
 
 	registerFormat(&formatSpec{name: FormatDense, label: "D",
 		defaultOrder: sparse.OrderNatural, autoOrder: sparse.OrderNatural, orderFree: true,

@@ -26,7 +26,7 @@ type Diagonaler interface {
 }
 
 func init() {
-	registerOperator(FormatDense, func(m any, v Variant) (Operator, error) { return NewDenseOperator(m.(*afarray.Array), v) })
+	registerOperator(FormatDense, 0, func(m any, v Variant) (Operator, error) { return NewDenseOperator(m.(*afarray.Array), v) })
 }
 
 // DenseOperator is a dense n x n matrix as an Operator. MulVecTo is a

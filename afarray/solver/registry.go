@@ -72,6 +72,12 @@ type entry struct {
 	method  Method
 	format  Format
 	variant Variant
+	// priority ranks the method's formats for "" and "auto" (FormatAuto):
+	// the method's default format is that of its entry of highest
+	// priority, the first in the thesis's column order among equals. The
+	// thesis's entries leave it 0; an entry that should become its
+	// method's default declares a higher one.
+	priority int
 	// newFactor returns an empty factor of a direct method.
 	newFactor func() factorization
 	// newOperator wraps the format's device matrix as the operator of an
@@ -81,13 +87,13 @@ type entry struct {
 	solveOnce func(m any, b *afarray.Array, v Variant) (*afarray.Array, error)
 }
 
-// methodSpec describes a method: its table label, its default format and,
-// for an iterative method, its iteration.
+// methodSpec describes a method: its table label and, for an iterative
+// method, its iteration. Its default format is registry data too: the
+// format of its entry of highest priority (defaultFormat).
 type methodSpec struct {
-	name          Method
-	label         string // column label in `oclsolve bench` ("Ch")
-	defaultFormat Format
-	iterate       iteration // iterative methods only
+	name    Method
+	label   string    // column label in `oclsolve bench` ("Ch")
+	iterate iteration // iterative methods only
 }
 
 // formatSpec describes a storage format: how Run builds it on the device
@@ -170,11 +176,25 @@ func registerFactors(f Format, v Variant, cholesky, ldlt func() factorization) {
 }
 
 // registerOperator registers CG on format f, both variants, through the
-// operator newOp makes.
-func registerOperator(f Format, newOp func(m any, v Variant) (Operator, error)) {
+// operator newOp makes, with the entries' priority (see entry).
+func registerOperator(f Format, priority int, newOp func(m any, v Variant) (Operator, error)) {
 	for _, v := range []Variant{Fast, Thesis} {
-		register(&entry{method: MethodCG, format: f, variant: v, newOperator: newOp})
+		register(&entry{method: MethodCG, format: f, variant: v, newOperator: newOp, priority: priority})
 	}
+}
+
+// defaultFormat is what "" and "auto" mean for method m: the format of
+// its entry of highest priority, the first in the thesis's column order
+// (Combinations) among equals; "" when m has no entry.
+func defaultFormat(m Method) Format {
+	var best Format
+	top := 0
+	for _, e := range sortedEntries() {
+		if e.method == m && (best == "" || e.priority > top) {
+			best, top = e.format, e.priority
+		}
+	}
+	return best
 }
 
 func methodSpecOf(m Method) *methodSpec {
@@ -230,6 +250,17 @@ type Combination struct {
 // Combinations returns every registered method x format x variant, ordered
 // by format, method and variant (the thesis's column order).
 func Combinations() []Combination {
+	es := sortedEntries()
+	out := make([]Combination, len(es))
+	for i, e := range es {
+		out[i] = Combination{Method: e.method, Format: e.format, Variant: e.variant,
+			Label: formatSpecOf(e.format).label + " " + methodSpecOf(e.method).label}
+	}
+	return out
+}
+
+// sortedEntries returns the entries in the thesis's column order (rank).
+func sortedEntries() []*entry {
 	es := append([]*entry(nil), registry.entries...)
 	sort.SliceStable(es, func(i, j int) bool {
 		a, b := rank(es[i]), rank(es[j])
@@ -240,12 +271,7 @@ func Combinations() []Combination {
 		}
 		return false
 	})
-	out := make([]Combination, len(es))
-	for i, e := range es {
-		out[i] = Combination{Method: e.method, Format: e.format, Variant: e.variant,
-			Label: formatSpecOf(e.format).label + " " + methodSpecOf(e.method).label}
-	}
-	return out
+	return es
 }
 
 // MethodInfo describes a registered method for command lines and help
@@ -261,7 +287,7 @@ func Methods() []MethodInfo {
 	combos := Combinations()
 	out := make([]MethodInfo, 0, len(registry.methods))
 	for _, m := range registry.methods {
-		info := MethodInfo{Name: m.name, Formats: []Format{m.defaultFormat}}
+		info := MethodInfo{Name: m.name, Formats: []Format{defaultFormat(m.name)}}
 		if hasVariant(combos, m.name, Fast) {
 			info.Variants = []Variant{Fast}
 		}
@@ -332,8 +358,7 @@ func lookup(method Method, format Format, v Variant) (*entry, error) {
 	if v, err = ParseVariant(string(v)); err != nil {
 		return nil, err
 	}
-	spec := methodSpecOf(m)
-	f := spec.defaultFormat
+	f := defaultFormat(m)
 	if format != "" && format != FormatAuto {
 		if f, err = ParseFormat(string(format)); err != nil {
 			return nil, err

@@ -12,6 +12,55 @@ import (
 // as a table with the time split drawn as bars. It never lists CG's whole
 // residual history.
 
+// Stat is one figure an entry adds to its Report beyond those every run
+// has: the supernodal factorizations give nnz(L), flops, supernodes and
+// levels. `oclsolve solve` prints each as a field of --json named Key and
+// on its report's line Group, so a new solver's figures need no edits
+// there.
+type Stat struct {
+	// Key is the stable machine name (a --json field): lower case, words
+	// joined by "_".
+	Key string
+	// Value is an int, int64 or float64.
+	Value any
+	// Group names the report line the figure goes on ("factor").
+	Group string
+	// Format prints Value for that line: a fmt format with one verb
+	// ("nnz(L) %d", "%.3g flops").
+	Format string
+}
+
+// String returns the figure as its report line prints it.
+func (s Stat) String() string { return fmt.Sprintf(s.Format, s.Value) }
+
+// Stat returns the value of the figure named key and whether the run gave
+// it.
+func (r *Report) Stat(key string) (any, bool) {
+	if r == nil {
+		return nil, false
+	}
+	for _, s := range r.Stats {
+		if s.Key == key {
+			return s.Value, true
+		}
+	}
+	return nil, false
+}
+
+// statser is implemented by factor types and operators whose runs have
+// figures of their own for the Report (Stat).
+type statser interface {
+	reportStats() []Stat
+}
+
+// statsOf returns x's figures, nil when it has none.
+func statsOf(x any) []Stat {
+	if s, ok := x.(statser); ok {
+		return s.reportStats()
+	}
+	return nil
+}
+
 // phase is one entry of the time split.
 type phase struct {
 	name string

@@ -111,13 +111,10 @@ type Report struct {
 	// Shares describes each device's part of a multi-device run (nil on
 	// one device); DeviceBytes is then the sum of their peaks.
 	Shares []DeviceShare
-	// Supernodal factorizations only: nnz(L) (diagonal included, without
-	// amalgamation zeros), the flop count Σ c_j², the number of supernodes
-	// and of assembly-tree levels.
-	NNZL       int64
-	Flops      float64
-	Supernodes int
-	TreeLevels int
+	// Stats are the figures the entry that ran adds beyond the common ones,
+	// in its order (the supernodal factorizations: nnz_l, flops,
+	// supernodes, levels); Stat finds one by key.
+	Stats []Stat
 }
 
 // Run solves A x = b with the method, format, variant and ordering named
@@ -514,10 +511,7 @@ func runDirect(rep *Report, clk *phaseClock, e *entry, m any, le int, b *afarray
 	clk.stop(&fac)
 	rep.SymbolicTime = min(st.SymbolicTime, fac)
 	rep.FactorizeTime = fac - rep.SymbolicTime
-	if sn, ok := f.(interface{ SupernodalStats() SupernodalStats }); ok {
-		s := sn.SupernodalStats()
-		rep.NNZL, rep.Flops, rep.Supernodes, rep.TreeLevels = s.NNZL, s.Flops, s.Supernodes, s.Levels
-	}
+	rep.Stats = statsOf(f)
 	if st.FactorLen > 0 {
 		le = st.FactorLen
 	}
@@ -546,6 +540,7 @@ func runIterative(rep *Report, clk *phaseClock, e *entry, m any, b *afarray.Arra
 	if r, ok := op.(interface{ Release() }); ok {
 		defer r.Release()
 	}
+	rep.Stats = statsOf(op)
 	x, res, err := methodSpecOf(e.method).iterate(op, b, opts, e.variant)
 	if err == nil && x != nil {
 		err = x.Sync()

@@ -114,10 +114,11 @@ func uploadInt32(dev *kernels.Device, v []int32) (*kernels.Buffer, error) {
 	return b, nil
 }
 
-// The CSC and skyline operators implement both variants here.
+// The CSC and skyline operators implement both variants here; CSC is CG's
+// default format (priority 1).
 func init() {
-	registerOperator(FormatCSC, func(m any, v Variant) (Operator, error) { return NewCSCOperator(m.(*afarray.CSC), v) })
-	registerOperator(FormatSKS, func(m any, v Variant) (Operator, error) { return NewSKSOperator(m.(*afarray.SKS), v) })
+	registerOperator(FormatCSC, 1, func(m any, v Variant) (Operator, error) { return NewCSCOperator(m.(*afarray.CSC), v) })
+	registerOperator(FormatSKS, 0, func(m any, v Variant) (Operator, error) { return NewSKSOperator(m.(*afarray.SKS), v) })
 }
 
 // sparseOperator is what the CSC and skyline operators share: the values

@@ -15,10 +15,25 @@ func init() {
 	registerFormat(&formatSpec{name: FormatSupernodal, label: "SN",
 		defaultOrder: sparse.OrderFillAuto, autoOrder: sparse.OrderFillAuto,
 		upload: uploadCSC, thesisMemory: sparse.ThesisMemoryCSC})
-	register(&entry{method: MethodCholesky, format: FormatSupernodal, variant: Fast,
+	// Priority 1: the default format of Cholesky and LDLᵀ, the fastest;
+	// the thesis's formats stay for its tables.
+	register(&entry{method: MethodCholesky, format: FormatSupernodal, variant: Fast, priority: 1,
 		newFactor: func() factorization { return &SupernodalCholesky{} }})
-	register(&entry{method: MethodLDLT, format: FormatSupernodal, variant: Fast,
+	register(&entry{method: MethodLDLT, format: FormatSupernodal, variant: Fast, priority: 1,
 		newFactor: func() factorization { return &SupernodalLDLT{} }})
+}
+
+// reportStats gives Run's report the factor's figures: nnz(L) (diagonal
+// included, without amalgamation zeros), the flop count Σ c_j², the number
+// of supernodes and of assembly-tree levels.
+func (f *snFactor) reportStats() []Stat {
+	s := f.stats
+	return []Stat{
+		{Key: "nnz_l", Value: s.NNZL, Group: "factor", Format: "nnz(L) %d"},
+		{Key: "flops", Value: s.Flops, Group: "factor", Format: "%.3g flops"},
+		{Key: "supernodes", Value: s.Supernodes, Group: "factor", Format: "%d supernodes"},
+		{Key: "levels", Value: s.Levels, Group: "factor", Format: "%d levels"},
+	}
 }
 
 // SupernodalCholesky is the Cholesky factorization P A Pᵀ = L Lᵀ of a
@@ -80,6 +95,8 @@ func (c *SupernodalCholesky) factorizeOwned(m any, _ Variant) error {
 // Release frees the factor's device memory.
 func (c *SupernodalCholesky) Release() { c.f.release() }
 
+func (c *SupernodalCholesky) reportStats() []Stat { return c.f.reportStats() }
+
 // SupernodalLDLT is the LDLᵀ factorization P A Pᵀ = L D Lᵀ (unit L, no
 // pivoting, as the thesis's LDLᵀ) with the same supernodal storage and
 // device schedule as SupernodalCholesky. It factors symmetric indefinite
@@ -124,3 +141,5 @@ func (c *SupernodalLDLT) factorizeOwned(m any, _ Variant) error {
 
 // Release frees the factor's device memory.
 func (c *SupernodalLDLT) Release() { c.f.release() }
+
+func (c *SupernodalLDLT) reportStats() []Stat { return c.f.reportStats() }

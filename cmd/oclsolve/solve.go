@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"reflect"
 	"sort"
 	"strings"
 	"time"
@@ -136,10 +138,8 @@ type solveOutcome struct {
 	// bounds its accuracy (see accuracyLimit).
 	Single bool
 	Shares []solver.DeviceShare // one per device of a multi-device run
-	// Supernodal factorizations only.
-	NNZL                   int64
-	Flops                  float64
-	Supernodes, TreeLevels int
+	// Stats are the solver's own figures (solver.Report.Stats).
+	Stats []solver.Stat
 }
 
 // solveReport is what `oclsolve solve --json` prints. The field names are
@@ -165,6 +165,10 @@ type solveOutcome struct {
 //	                         exits 3 for CG that did not converge, 4 for a direct
 //	                         method whose backward error exceeds its limit)
 //	nnz_l, flops, supernodes, levels  supernodal format: nnz(L), Σ c_j², supernodes, assembly-tree levels
+//
+// The last four, and whatever figures another solver adds, come from the
+// registry's entry (solver.Report.Stats): each is a field named by its key
+// after the fields above, omitted when zero.
 type solveReport struct {
 	Source           string              `json:"source"`
 	N                int                 `json:"n"`
@@ -191,11 +195,41 @@ type solveReport struct {
 	Devices          []deviceShareReport `json:"devices,omitempty"`
 	// PETSc describes a run of --engine petsc (solve_petsc.go).
 	PETSc *petscReport `json:"petsc,omitempty"`
-	// Supernodal factorizations only.
-	NNZL       int64   `json:"nnz_l,omitempty"`
-	Flops      float64 `json:"flops,omitempty"`
-	Supernodes int     `json:"supernodes,omitempty"`
-	Levels     int     `json:"levels,omitempty"`
+	// Stats are the solver's own figures, printed by MarshalJSON after the
+	// fields above.
+	Stats []solver.Stat `json:"-"`
+}
+
+// MarshalJSON writes the report's fields, then each of Stats that is not
+// zero as a field named by its key (a key that is already a field is left
+// out: the fixed fields keep their meaning).
+func (r *solveReport) MarshalJSON() ([]byte, error) {
+	type fixed solveReport // without this method
+	base, err := json.Marshal((*fixed)(r))
+	if err != nil {
+		return nil, err
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(base, &fields); err != nil {
+		return nil, err
+	}
+	out := bytes.TrimSuffix(base, []byte("}"))
+	for _, st := range r.Stats {
+		if _, taken := fields[st.Key]; taken || st.Value == nil || reflect.ValueOf(st.Value).IsZero() {
+			continue
+		}
+		k, err := json.Marshal(st.Key)
+		if err != nil {
+			return nil, err
+		}
+		v, err := json.Marshal(st.Value)
+		if err != nil {
+			return nil, err
+		}
+		fields[st.Key] = v
+		out = append(append(append(append(out, ','), k...), ':'), v...)
+	}
+	return append(out, '}'), nil
 }
 
 func init() {
@@ -604,7 +638,7 @@ func makeReport(p *solveProblem, o *solveOptions, m *solveMethod, out *solveOutc
 		Ordering: out.Ordering, Times: out.Times, DeviceBytes: out.DeviceBytes,
 		ThesisMemoryMB: out.ThesisMemory / 1e6, Iterations: out.Iterations,
 		ResidualHistory: out.ResidualHistory, Notes: out.Notes, Converged: out.Converged,
-		NNZL: out.NNZL, Flops: out.Flops, Supernodes: out.Supernodes, Levels: out.TreeLevels,
+		Stats: out.Stats,
 	}
 	if out.Format != "" {
 		rep.Format = out.Format
@@ -663,9 +697,7 @@ func printReport(w io.Writer, r *solveReport) {
 	fmt.Fprintf(w, "              factorize %.4f  solve %.4f  download %.4f  other %.4f  total %.4f\n",
 		t.Factorize, t.Solve, t.Download, t.Other, t.Total)
 	fmt.Fprintf(w, "memory        device peak %.2f MB, thesis formula %.2f MB\n", float64(r.DeviceBytes)/1e6, r.ThesisMemoryMB)
-	if r.Supernodes > 0 {
-		fmt.Fprintf(w, "factor        nnz(L) %d, %.3g flops, %d supernodes, %d levels\n", r.NNZL, r.Flops, r.Supernodes, r.Levels)
-	}
+	printSolverStats(w, r.Stats)
 	for _, d := range r.Devices {
 		fmt.Fprintf(w, "  on          %s: rows %d, nnz %d, halo %d, send %d, peak %.2f MB\n",
 			d.Device, d.Rows, d.NNZ, d.Halo, d.Send, float64(d.PeakBytes)/1e6)
@@ -682,6 +714,26 @@ func printReport(w io.Writer, r *solveReport) {
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "note          %s\n", n)
+	}
+}
+
+// printSolverStats prints the solver's own figures that are not zero, one line
+// per group in the order the groups first appear ("factor        nnz(L)
+// 147631, 2.5e+08 flops, ...").
+func printSolverStats(w io.Writer, stats []solver.Stat) {
+	var groups []string
+	lines := map[string][]string{}
+	for _, st := range stats {
+		if st.Value == nil || reflect.ValueOf(st.Value).IsZero() {
+			continue
+		}
+		if _, ok := lines[st.Group]; !ok {
+			groups = append(groups, st.Group)
+		}
+		lines[st.Group] = append(lines[st.Group], st.String())
+	}
+	for _, g := range groups {
+		fmt.Fprintf(w, "%-13s %s\n", g, strings.Join(lines[g], ", "))
 	}
 }
 

@@ -54,7 +54,7 @@ func runThesisMethod(p *solveProblem, o *solveOptions) (*solveOutcome, error) {
 		},
 		DeviceBytes: rep.DeviceBytes, ThesisMemory: rep.ThesisMemory,
 		Iterations: rep.Iterations, ResidualHistory: rep.History, Shares: rep.Shares,
-		NNZL: rep.NNZL, Flops: rep.Flops, Supernodes: rep.Supernodes, TreeLevels: rep.TreeLevels,
+		Stats: rep.Stats,
 	}
 	if solver.Method(o.Method) == solver.MethodCG {
 		converged := nc == nil

@@ -97,6 +97,7 @@ func init() {
 			"SKSLDLT":                  reflect.TypeOf((*p_github_com_oclsolve_oclsolve_afarray_solver.SKSLDLT)(nil)).Elem(),
 			"SKSOperator":              reflect.TypeOf((*p_github_com_oclsolve_oclsolve_afarray_solver.SKSOperator)(nil)).Elem(),
 			"Split":                    reflect.TypeOf((*p_github_com_oclsolve_oclsolve_afarray_solver.Split)(nil)).Elem(),
+			"Stat":                     reflect.TypeOf((*p_github_com_oclsolve_oclsolve_afarray_solver.Stat)(nil)).Elem(),
 			"SupernodalCholesky":       reflect.TypeOf((*p_github_com_oclsolve_oclsolve_afarray_solver.SupernodalCholesky)(nil)).Elem(),
 			"SupernodalCholeskyMulti":  reflect.TypeOf((*p_github_com_oclsolve_oclsolve_afarray_solver.SupernodalCholeskyMulti)(nil)).Elem(),
 			"SupernodalLDLT":           reflect.TypeOf((*p_github_com_oclsolve_oclsolve_afarray_solver.SupernodalLDLT)(nil)).Elem(),

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/oclsolve/oclsolve/afarray/solver"
+	"github.com/oclsolve/oclsolve/afarray/sparse"
+)
+
+// TestSolveReportsEntryStats: the figures a registry entry adds to its
+// report (the supernodal factor's nnz(L), flops, supernodes, levels) reach
+// --json as the documented fields with solver.Run's values, and the text
+// report's factor line; an entry without figures (CG) has neither.
+func TestSolveReportsEntryStats(t *testing.T) {
+	src := filepath.Join("..", "..", "..", "shared", "matrices", "bcsstk13.mtx")
+	d, err := sparse.ReadMatrixMarketFile(src)
+	if err != nil {
+		t.Skip(err)
+	}
+	_, want, err := solver.Run(d.COO, nil, solver.Options{Method: solver.MethodCholesky})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, code, stderr := solveJSON(t, src)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, k := range []string{"nnz_l", "flops", "supernodes", "levels"} {
+		v, ok := want.Stat(k)
+		if !ok {
+			t.Fatalf("solver.Report has no %s", k)
+		}
+		var f float64
+		switch v := v.(type) {
+		case int:
+			f = float64(v)
+		case int64:
+			f = float64(v)
+		case float64:
+			f = v
+		}
+		if got, ok := rep[k].(float64); !ok || got != f || f <= 0 {
+			t.Errorf("%s = %v, want %v", k, rep[k], v)
+		}
+	}
+	text := captureStdout(t, func() { code = runMain([]string{"solve", src}, os.Stdout, os.Stderr) })
+	if code != 0 {
+		t.Fatalf("text report: exit %d", code)
+	}
+	if !strings.Contains(captureLine(text, "factor"), "supernodes") {
+		t.Errorf("no factor line in\n%s", text)
+	}
+	rep, code, stderr = solveJSON(t, "--method", "cg", filepath.Join("..", "..", "..", "shared", "matrices", "nos4.mtx"))
+	if code != 0 {
+		t.Fatalf("cg: exit %d: %s", code, stderr)
+	}
+	if _, ok := rep["nnz_l"]; ok {
+		t.Errorf("cg report has nnz_l")
+	}
+}
+
+// captureLine returns the first line of s that starts with prefix.
+func captureLine(s, prefix string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if strings.HasPrefix(l, prefix) {
+			return l
+		}
+	}
+	return ""
+}
+
+// The stats follow the fixed fields in their order; zero values and keys
+// that are already fields are left out.
+func TestSolveReportMarshalStats(t *testing.T) {
+	r := &solveReport{N: 3, Method: "m", Stats: []solver.Stat{
+		{Key: "b_count", Value: 2}, {Key: "zero", Value: 0.0}, {Key: "n", Value: 99}, {Key: "a_ratio", Value: 0.5},
+	}}
+	buf, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(buf)
+	if !strings.HasSuffix(s, `,"b_count":2,"a_ratio":0.5}`) || strings.Contains(s, "zero") || strings.Count(s, `"n":`) != 1 || !strings.Contains(s, `"n":3`) {
+		t.Errorf("got %s", s)
+	}
+	var w bytes.Buffer
+	printSolverStats(&w, []solver.Stat{{Key: "x", Value: int64(7), Group: "factor", Format: "nnz(L) %d"},
+		{Key: "y", Value: 0, Group: "other", Format: "%d"}, {Key: "z", Value: 2.5e8, Group: "factor", Format: "%.3g flops"}})
+	if w.String() != "factor        nnz(L) 7, 2.5e+08 flops\n" {
+		t.Errorf("printSolverStats: %q", w.String())
+	}
+}
