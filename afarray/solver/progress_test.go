@@ -76,7 +76,7 @@ func TestProgressPhasesAndCounts(t *testing.T) {
 		unit  string
 		total func(*Report) int
 	}{
-		{Options{Method: MethodCholesky}, "levels", func(r *Report) int { return r.TreeLevels }},
+		{Options{Method: MethodCholesky}, "levels", func(r *Report) int { v, _ := r.Stat("levels"); l, _ := v.(int); return l }},
 		{Options{Method: MethodCholesky, Format: FormatSKS, Order: "rcm"}, "block columns", nil},
 		{Options{Method: MethodLDLT, Format: FormatCSC}, "block columns", nil},
 		{Options{Method: MethodCholesky, Format: FormatCSC, Variant: Thesis}, "columns", func(r *Report) int { return r.N }},
