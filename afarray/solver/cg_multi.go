@@ -126,7 +126,7 @@ func runMulti(a *sparse.COO, b []float64, e *entry, opts Options, start time.Tim
 			// The programs are built while the parts are planned.
 			rep.SymbolicTime, rep.FactorizeTime = max(fs.SymbolicTime-rep.CompileTime, 0), fs.FactorTime
 			rep.OrderingTime += fs.OrderTime
-			rep.NNZL, rep.Flops, rep.Supernodes, rep.TreeLevels = fs.NNZL, fs.Flops, fs.Supernodes, fs.Levels
+			rep.Stats = fs.reportStats()
 			rep.Launches = fs.FactorLaunches
 			rep.ThesisMemory = formatSpecOf(e.format).thesisMemory(a.Rows, a.NNZLower())
 		}

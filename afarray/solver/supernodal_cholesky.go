@@ -23,11 +23,14 @@ func init() {
 		newFactor: func() factorization { return &SupernodalLDLT{} }})
 }
 
-// reportStats gives Run's report the factor's figures: nnz(L) (diagonal
-// included, without amalgamation zeros), the flop count Σ c_j², the number
-// of supernodes and of assembly-tree levels.
-func (f *snFactor) reportStats() []Stat {
-	s := f.stats
+// reportStats gives Run's report the factor's figures (Report.Stats).
+func (f *snFactor) reportStats() []Stat { return f.stats.reportStats() }
+
+// reportStats returns the figures of a supernodal factorization for
+// Report.Stats: nnz(L) (diagonal included, without amalgamation zeros),
+// the flop count Σ c_j², the number of supernodes and of assembly-tree
+// levels.
+func (s SupernodalStats) reportStats() []Stat {
 	return []Stat{
 		{Key: "nnz_l", Value: s.NNZL, Group: "factor", Format: "nnz(L) %d"},
 		{Key: "flops", Value: s.Flops, Group: "factor", Format: "%.3g flops"},
