@@ -14,7 +14,7 @@ const HelpText = `Workflow (fmt, math, mat, plot, display, kernels, afarray, spa
   3. rep                                           what ran, the time split, memory; rep.TotalTime, ...
   4. xd, err := afarray.FromFloat64s(x)            a device array: printing it moves only its corners
   5. :time nx, err := afarray.Norm2(xd)            time device work until the device has finished
-  6. x, rep, err = solver.Run(a, nil, solver.Options{Method: solver.MethodCG, Format: solver.FormatCSC})
+  6. x, rep, err = solver.Run(a, nil, solver.Options{Method: "cg", Format: "csc"})
 Commands: :help [packages]  :time EXPR  :mem  :device [SPEC]  :load FILE.go  :quit
 Keys: Tab completes, Ctrl-C interrupts the running evaluation or clears the line, Ctrl-D quits.`
 

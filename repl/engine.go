@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -61,6 +62,7 @@ type Engine struct {
 	running     atomic.Bool
 	interrupted atomic.Bool
 	imported    []string
+	strAliases  map[reflect.Type]string // aliases of named string types (namedlit.go)
 }
 
 // Result is what one evaluation produced.
@@ -282,6 +284,7 @@ func (e *Engine) evalOnEngine(src string, guardp **stackGuard) (res Result, err 
 		// errors then name no line.
 		code = src
 	}
+	code = e.fixNamedStringLits(code)
 	vals, types := e.ir.Eval(code)
 	if endsWithPrint(src) {
 		// fmt.Println's byte count and nil error are not a result.

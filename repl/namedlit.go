@@ -1,0 +1,326 @@
+package repl
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/cosmos72/gomacro/fast"
+	xr "github.com/cosmos72/gomacro/xreflect"
+)
+
+// Untyped string constants of compiled named string types.
+//
+// gomacro cannot convert an untyped string constant to a named string type
+// compiled into the binary: solver.Options{Method: "cg"}, solver.Method("cg")
+// and var m solver.Method = "cg" all panic with "reflect.Value.Convert:
+// value of type reflect.Value cannot be converted to type solver.Method".
+// Its untyped.Lit.Convert stores the reflect.Value of the converted string
+// in its interface{} result, instead of the value, whenever the target's
+// reflect type is not string itself (an interpreted named type is a plain
+// string to reflect, which is why `type T string` works); the pinned
+// version and upstream's master have the same code. It converts a *typed*
+// string constant correctly: solver.Method(string("cg")) works.
+//
+// So before a cell runs, namedStringLits finds the untyped string literals
+// whose type the context fixes to such a named type — a field, element or
+// key of a composite literal of a compiled type, the operand of a
+// conversion, the value of a var declaration with that type, the right side
+// of an assignment to a field of a variable whose type is known (a session
+// variable, or one the cell declares from a composite literal or with a
+// type) — and rewrites each as a conversion of a typed constant through an
+// alias the session declares for the type: "cg" becomes
+// _oclsolveStr1(string("cg")), the same constant of the same type. Call
+// arguments are not rewritten (f("cg") for a parameter of such a type):
+// there the typed constants (solver.MethodCG) serve.
+
+// strAliasPrefix names the aliases the session declares for named string
+// types.
+const strAliasPrefix = "_oclsolveStr"
+
+// fixNamedStringLits returns src with the literals described above
+// rewritten; src unchanged when it has none or does not parse.
+func (e *Engine) fixNamedStringLits(src string) (out string) {
+	if !strings.ContainsAny(src, "\"`") {
+		return src
+	}
+	out = src
+	defer func() {
+		if recover() != nil {
+			out = src // a parse error: the interpreter reports it in its words
+		}
+	}()
+	g := &e.ir.Comp.Globals
+	nodes := g.ParseBytes([]byte(src))
+	type edit struct {
+		off, end int
+		text     string
+	}
+	var edits []edit
+	fix := func(lit *ast.BasicLit, t xr.Type) {
+		if lit.Kind != token.STRING || !needsTypedConst(t) {
+			return
+		}
+		off := g.Fileset.Position(lit.Pos()).Offset
+		end := off + len(lit.Value)
+		if off < 0 || end > len(src) || src[off:end] != lit.Value {
+			return
+		}
+		edits = append(edits, edit{off, end, fmt.Sprintf("%s(string(%s))", e.strAlias(t), lit.Value)})
+	}
+	var visitLit func(cl *ast.CompositeLit, t xr.Type)
+	// value handles an element of a composite literal of element type t.
+	value := func(v ast.Expr, t xr.Type) {
+		switch v := v.(type) {
+		case *ast.BasicLit:
+			fix(v, t)
+		case *ast.CompositeLit:
+			if v.Type == nil && t != nil {
+				visitLit(v, t)
+			}
+		case *ast.UnaryExpr: // &T{...} or an elided &{...} of a []*T
+			if cl, ok := v.X.(*ast.CompositeLit); ok && v.Op == token.AND && cl.Type == nil && t != nil && t.Kind() == reflect.Ptr {
+				visitLit(cl, t.Elem())
+			}
+		}
+	}
+	visitLit = func(cl *ast.CompositeLit, t xr.Type) {
+		for t != nil && t.Kind() == reflect.Ptr {
+			t = t.Elem()
+		}
+		if t == nil {
+			return
+		}
+		switch t.Kind() {
+		case reflect.Struct:
+			for i, el := range cl.Elts {
+				if kv, ok := el.(*ast.KeyValueExpr); ok {
+					if id, ok := kv.Key.(*ast.Ident); ok {
+						if f, n := t.FieldByName(id.Name, ""); n == 1 {
+							value(kv.Value, f.Type)
+						}
+					}
+				} else if i < t.NumField() {
+					value(el, t.Field(i).Type)
+				}
+			}
+		case reflect.Slice, reflect.Array:
+			for _, el := range cl.Elts {
+				if kv, ok := el.(*ast.KeyValueExpr); ok {
+					el = kv.Value
+				}
+				value(el, t.Elem())
+			}
+		case reflect.Map:
+			for _, el := range cl.Elts {
+				if kv, ok := el.(*ast.KeyValueExpr); ok {
+					value(kv.Key, t.Key())
+					value(kv.Value, t.Elem())
+				}
+			}
+		}
+	}
+	// The types of the cell's variables declared from a composite literal
+	// or with a type, for assignments to their fields (o.Method = "cg"):
+	// the cell has not compiled yet, so the interpreter does not know them.
+	local := map[string]xr.Type{}
+	for _, n := range nodes {
+		ast.Inspect(n, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.AssignStmt:
+				if n.Tok == token.DEFINE && len(n.Lhs) == len(n.Rhs) {
+					for i, l := range n.Lhs {
+						if id, ok := l.(*ast.Ident); ok {
+							if t := e.litType(n.Rhs[i]); t != nil {
+								local[id.Name] = t
+							}
+						}
+					}
+				}
+			case *ast.ValueSpec:
+				if n.Type != nil {
+					if t := e.typeOf(n.Type); t != nil {
+						for _, id := range n.Names {
+							local[id.Name] = t
+						}
+					}
+				}
+			}
+			return true
+		})
+	}
+	for _, n := range nodes {
+		ast.Inspect(n, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.AssignStmt:
+				if n.Tok == token.ASSIGN && len(n.Lhs) == len(n.Rhs) {
+					for i, r := range n.Rhs {
+						if lit, ok := r.(*ast.BasicLit); ok {
+							fix(lit, e.exprType(n.Lhs[i], local))
+						}
+					}
+				}
+			case *ast.CompositeLit:
+				if n.Type != nil {
+					visitLit(n, e.typeOf(n.Type))
+				}
+			case *ast.CallExpr:
+				if len(n.Args) == 1 {
+					if lit, ok := n.Args[0].(*ast.BasicLit); ok && lit.Kind == token.STRING && looksLikeType(n.Fun) {
+						fix(lit, e.typeOf(n.Fun))
+					}
+				}
+			case *ast.ValueSpec:
+				if n.Type != nil {
+					t := e.typeOf(n.Type)
+					for _, v := range n.Values {
+						value(v, t)
+					}
+				}
+			}
+			return true
+		})
+	}
+	if len(edits) == 0 {
+		return src
+	}
+	sort.Slice(edits, func(i, j int) bool { return edits[i].off > edits[j].off })
+	for i, ed := range edits {
+		if i > 0 && ed.end > edits[i-1].off {
+			continue // overlapping: cannot happen for distinct literals
+		}
+		out = out[:ed.off] + ed.text + out[ed.end:]
+	}
+	return out
+}
+
+// litType is the type of a composite literal T{...} or &T{...}, nil for
+// any other expression.
+func (e *Engine) litType(x ast.Expr) xr.Type {
+	ptr := false
+	if u, ok := x.(*ast.UnaryExpr); ok && u.Op == token.AND {
+		x, ptr = u.X, true
+	}
+	cl, ok := x.(*ast.CompositeLit)
+	if !ok || cl.Type == nil {
+		return nil
+	}
+	t := e.typeOf(cl.Type)
+	if t != nil && ptr {
+		t = e.ir.Comp.Universe.PtrTo(t)
+	}
+	return t
+}
+
+// exprType is the type of an assignment's left side made of variables,
+// fields and index expressions: a variable of the cell (local) or of the
+// session, nil when unknown.
+func (e *Engine) exprType(x ast.Expr, local map[string]xr.Type) (t xr.Type) {
+	defer func() {
+		if recover() != nil {
+			t = nil
+		}
+	}()
+	switch x := x.(type) {
+	case *ast.Ident:
+		if t, ok := local[x.Name]; ok {
+			return t
+		}
+		if sym := e.ir.Comp.TryResolve(x.Name); sym != nil && (sym.Desc.Class() == fast.VarBind || sym.Desc.Class() == fast.IntBind) {
+			return sym.Type
+		}
+	case *ast.ParenExpr:
+		return e.exprType(x.X, local)
+	case *ast.StarExpr:
+		if t := e.exprType(x.X, local); t != nil && t.Kind() == reflect.Ptr {
+			return t.Elem()
+		}
+	case *ast.SelectorExpr:
+		t := e.exprType(x.X, local)
+		for t != nil && t.Kind() == reflect.Ptr {
+			t = t.Elem()
+		}
+		if t != nil && t.Kind() == reflect.Struct {
+			if f, n := t.FieldByName(x.Sel.Name, ""); n == 1 {
+				return f.Type
+			}
+		}
+	case *ast.IndexExpr:
+		t := e.exprType(x.X, local)
+		for t != nil && t.Kind() == reflect.Ptr {
+			t = t.Elem()
+		}
+		if t != nil {
+			switch t.Kind() {
+			case reflect.Slice, reflect.Array, reflect.Map:
+				return t.Elem()
+			}
+		}
+	}
+	return nil
+}
+
+// needsTypedConst reports whether t is a named string type compiled into
+// the binary, which gomacro cannot convert an untyped constant to.
+func needsTypedConst(t xr.Type) bool {
+	if t == nil || t.Kind() != reflect.String {
+		return false
+	}
+	rt := t.ReflectType()
+	return rt != nil && rt != reflect.TypeOf("")
+}
+
+// looksLikeType reports whether a call's function could be a type: an
+// identifier or a package-qualified one (Comp.Type decides).
+func looksLikeType(x ast.Expr) bool {
+	switch x := x.(type) {
+	case *ast.Ident:
+		return true
+	case *ast.SelectorExpr:
+		_, ok := x.X.(*ast.Ident)
+		return ok
+	case *ast.ParenExpr:
+		return looksLikeType(x.X)
+	}
+	return false
+}
+
+// typeOf compiles a type expression, or returns nil when x is not a type
+// the session knows yet (a type declared in the same cell, a function).
+func (e *Engine) typeOf(x ast.Expr) (t xr.Type) {
+	defer func() {
+		if recover() != nil {
+			t = nil
+		}
+	}()
+	// Compiling a type expression declares nothing; its complaints about a
+	// non-type go nowhere.
+	g := &e.ir.Comp.Globals
+	so, se := g.Stdout, g.Stderr
+	g.Stdout, g.Stderr = discard{}, discard{}
+	defer func() { g.Stdout, g.Stderr = so, se }()
+	return e.ir.Comp.Type(x)
+}
+
+// strAlias returns the session's alias for the named string type t,
+// declaring it on first use.
+func (e *Engine) strAlias(t xr.Type) string {
+	rt := t.ReflectType()
+	if name, ok := e.strAliases[rt]; ok {
+		return name
+	}
+	if e.strAliases == nil {
+		e.strAliases = map[reflect.Type]string{}
+	}
+	name := fmt.Sprintf("%s%d", strAliasPrefix, len(e.strAliases)+1)
+	e.ir.DeclTypeAlias(name, t)
+	e.strAliases[rt] = name
+	return name
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
