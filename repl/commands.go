@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/oclsolve/oclsolve/afarray/solver"
 )
 
 // HelpText is what :help prints: the workflow, then the commands. Every
@@ -68,6 +70,7 @@ func (e *Engine) timed(src string) (Result, error) {
 	if devErr == nil {
 		live0, peak0 = dev.Memory()
 	}
+	split0 := solver.Totals()
 	start := time.Now()
 	res, err := e.evalGo(src)
 	note := ""
@@ -91,6 +94,11 @@ func (e *Engine) timed(src string) (Result, error) {
 		}
 	}
 	fmt.Fprintln(e.stdout, msg)
+	// Where the solves inside the expression spent their time, and what
+	// the rest of it took.
+	if d := solver.Totals().Sub(split0); d.Runs > 0 {
+		fmt.Fprintf(e.stdout, "solver: %s; outside the solves %.3f s\n", d, max(elapsed-d.Total, 0).Seconds())
+	}
 	return res, nil
 }
 

@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/oclsolve/oclsolve/afarray/solver"
+	"github.com/oclsolve/oclsolve/afarray/sparse"
 )
 
 // fakeDevices stands in for the OpenCL layer in the session command tests.
@@ -568,5 +571,54 @@ func TestHelpExamplesRun(t *testing.T) {
 	}
 	if r := eval(t, e, "err"); r.Values[0] != nil {
 		t.Fatalf("err after the examples: %v", r.Values[0])
+	}
+}
+
+// :time gives the phase split of the solves its expression ran, and the
+// progress line names the phase of a solve under way.
+func TestTimeSplitAndProgressLine(t *testing.T) {
+	e, out, _ := newTestEngine(t)
+	eval(t, e, `a, err := sparse.ReadFile("../../shared/matrices/nos3.mtx")`)
+	out.Reset()
+	eval(t, e, `:time x, rep, err := solver.Solve(a, nil)`)
+	got := out.String()
+	if !strings.Contains(got, "solver: ") || !strings.Contains(got, "factorize ") || !strings.Contains(got, "(1 solve, ") ||
+		!strings.Contains(got, "outside the solves") {
+		t.Fatalf(":time printed %q", got)
+	}
+	// Two solves in one expression: their phases summed.
+	out.Reset()
+	eval(t, e, `:time for i := 0; i < 2; i++ { solver.Run(a, nil, solver.Options{Method: "cg"}) }`)
+	if got := out.String(); !strings.Contains(got, "(2 solves, ") || !strings.Contains(got, "solve ") {
+		t.Fatalf(":time printed %q", got)
+	}
+	// No solve: no split.
+	out.Reset()
+	eval(t, e, `:time 1 + 1`)
+	if strings.Contains(out.String(), "solver:") {
+		t.Fatalf(":time printed %q", out.String())
+	}
+
+	// The progress line polls solver.Current: from a Progress callback,
+	// the solve is under way.
+	var lines []string
+	solverOpts := solver.Options{Method: solver.MethodCholesky, Format: solver.FormatSKS, Progress: func(solver.Progress) {
+		lines = append(lines, ProgressLine(3*time.Second))
+	}}
+	a, err := sparse.ReadFile("../../shared/matrices/nos3.mtx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := solver.Run(a, nil, solverOpts); err != nil {
+		t.Fatal(err)
+	}
+	joined := strings.Join(lines, "\n")
+	for _, want := range []string{"running 3.0 s: ordering;", "running 3.0 s: factorize: ", " block columns, ", "Ctrl-C interrupts"} {
+		if !strings.Contains(joined, want) {
+			t.Fatalf("progress lines lack %q:\n%s", want, joined)
+		}
+	}
+	if l := ProgressLine(time.Second); l != "running 1.0 s; Ctrl-C interrupts" {
+		t.Fatalf("idle progress line %q", l)
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/chzyer/readline"
 
+	"github.com/oclsolve/oclsolve/afarray/solver"
 	"github.com/oclsolve/oclsolve/repl/display"
 )
 
@@ -173,7 +174,7 @@ func interruptible(e *Engine, stderr io.Writer, eval func() error) error {
 	go func() {
 		defer close(exited)
 		start := time.Now()
-		tick := time.NewTicker(500 * time.Millisecond)
+		tick := time.NewTicker(250 * time.Millisecond)
 		defer tick.Stop()
 		for {
 			select {
@@ -185,7 +186,7 @@ func interruptible(e *Engine, stderr io.Writer, eval func() error) error {
 				if showProgress && now.Sub(start) >= progressAfter {
 					// The line is rewritten in place and erased when the
 					// evaluation ends (see the deferred clear below).
-					fmt.Fprintf(stderr, "\r\x1b[K[running %.1f s, Ctrl-C interrupts]", now.Sub(start).Seconds())
+					fmt.Fprintf(stderr, "\r\x1b[K[%s]", ProgressLine(now.Sub(start)))
 					shown.Store(true)
 				}
 			}
@@ -198,6 +199,18 @@ func interruptible(e *Engine, stderr io.Writer, eval func() error) error {
 		fmt.Fprint(stderr, "\r\x1b[K")
 	}
 	return err
+}
+
+// ProgressLine is the status of an evaluation running for elapsed: the
+// phase and progress of the solve under way, if any (solver.Current),
+// e.g. "running 3.1 s: factorize: 12 of 30 levels, 43%; Ctrl-C
+// interrupts".
+func ProgressLine(elapsed time.Duration) string {
+	s := fmt.Sprintf("running %.1f s", elapsed.Seconds())
+	if p, ok := solver.Current(); ok {
+		s += ": " + p.String()
+	}
+	return s + "; Ctrl-C interrupts"
 }
 
 // PrintValues prints the values of an evaluation in their text form, one

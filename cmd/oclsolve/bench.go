@@ -233,7 +233,11 @@ func (cfg *benchThesis) run() ([]benchResult, error) {
 				if !cfg.wantM[col.method] || !cfg.wantF[col.format] || !col.variants[v] {
 					continue
 				}
+				// A long row shows its phase and progress in place until
+				// its line is printed.
+				stop := progress(os.Stderr, fmt.Sprintf("bench: [%d/%d] %s %s", done, total, col.label, v), false, cfg.devs[0])
 				r := cfg.measure(p, in, col, v)
+				stop()
 				status := fmt.Sprintf("%.3f s", r.TimeS)
 				switch {
 				case r.Skipped != "":

@@ -8,6 +8,7 @@ import (
 
 	"github.com/chzyer/readline"
 
+	"github.com/oclsolve/oclsolve/afarray/solver"
 	"github.com/oclsolve/oclsolve/kernels"
 )
 
@@ -16,9 +17,10 @@ import (
 const progressAfter = 2 * time.Second
 
 // progress shows, on w when it is a terminal and after progressAfter, one
-// line rewritten in place: what is running, for how long, and how many
-// kernels the device has been given (the count moves while a factorization
-// walks its columns or CG iterates). The returned function erases the line.
+// line rewritten in place (progressText): what is running, for how long,
+// and the phase and progress of the solve under way (solver.Current), or
+// for work outside solver.Run how many kernels the device has been given.
+// The returned function erases the line.
 // Nothing is shown when quiet is set (--json) or w is not a terminal, so
 // logs and pipes stay clean.
 func progress(w io.Writer, what string, quiet bool, dev *kernels.Device) (stop func()) {
@@ -43,7 +45,7 @@ func progress(w io.Writer, what string, quiet bool, dev *kernels.Device) (stop f
 				return
 			case now := <-tick.C:
 				if el := now.Sub(start); el >= progressAfter {
-					fmt.Fprintf(w, "\r\x1b[K[%s: %.1f s, %d kernel launches so far]", what, el.Seconds(), dev.Launches()-launches0)
+					fmt.Fprintf(w, "\r\x1b[K[%s]", progressText(what, el, dev.Launches()-launches0))
 					shown = true
 				}
 			}
@@ -53,4 +55,14 @@ func progress(w io.Writer, what string, quiet bool, dev *kernels.Device) (stop f
 		close(done)
 		<-exited
 	}
+}
+
+// progressText is the progress line's text: "solving 3.1 s: factorize: 12
+// of 30 levels, 43%", or "solving 3.1 s, 1,204 kernel launches so far"
+// when no solve reports its progress.
+func progressText(what string, elapsed time.Duration, launches int64) string {
+	if p, ok := solver.Current(); ok {
+		return fmt.Sprintf("%s %.1f s: %s", what, elapsed.Seconds(), p)
+	}
+	return fmt.Sprintf("%s %.1f s, %d kernel launches so far", what, elapsed.Seconds(), launches)
 }
