@@ -18,7 +18,9 @@ const (
 	OrderRCM     Ordering = "rcm"     // reverse Cuthill–McKee
 	// OrderAuto keeps the better of natural and RCM for the thesis skyline
 	// layout: the one with the shorter SKS storage (SKSLen). It is the
-	// default for skyline storage.
+	// default for skyline storage. RCM is not run when an O(nnz) test shows
+	// the natural order is already one (a file written in RCM order) or is
+	// close to the least storage possible (orderAuto).
 	OrderAuto Ordering = "auto"
 	// OrderAutoProfile keeps the better of natural and RCM by the classic
 	// profile (Profile), the envelope measure of the matrix INDEX.
@@ -145,26 +147,43 @@ func Order(c *COO, method Ordering) (perm []int, used Ordering, err error) {
 }
 
 // orderAuto keeps RCM when it is strictly better than the natural order by
-// the measure of the automatic choice.
+// the measure of the automatic choice. RCM runs only when it can win: two
+// O(nnz) tests keep the natural order without it.
+//
+//   - The natural order is within autoSlack of the least storage any
+//     ordering can have (the entries of the lower triangle, plus the
+//     diagonal for the skyline).
+//   - The natural order is already a reverse Cuthill–McKee order of its own
+//     breadth-first levels (a file written after RCM): see levelorder.go.
 func orderAuto(c *COO, method Ordering) ([]int, Ordering, error) {
-	measure := SKSLen
-	if method == OrderAutoProfile {
-		measure = Profile
-	}
-	m0, err := measure(c, nil)
-	if err != nil {
+	if _, err := orderMap(c, nil); err != nil {
 		return nil, "", err
 	}
-	// No ordering can store less than the off-diagonal entries of the
-	// lower triangle (plus the diagonal, for the skyline). When the natural
-	// order is already within autoSlack of that, RCM cannot save what it
-	// costs: keep the natural order without running it.
+	lastRow := reduceTriangle(c, nil, true)
+	var m0 int64
+	if method == OrderAutoProfile {
+		m0 = profileOf(reduceTriangle(c, nil, false))
+	} else {
+		m0 = sksLenOf(lastRow)
+	}
 	lb := offDiagonalLower(c)
 	if method != OrderAutoProfile {
 		lb += int64(c.Rows)
 	}
 	if float64(m0) <= autoSlack*float64(lb) {
 		return identity(c.Rows), OrderNatural, nil
+	}
+	if est, ok := cuthillMcKeeEstimate(c, lastRow); ok {
+		if method == OrderAutoProfile {
+			est -= int64(c.Rows) // the profile leaves the diagonal out
+		}
+		if float64(m0) <= levelSlack*float64(est) {
+			return identity(c.Rows), OrderNatural, nil
+		}
+	}
+	measure := SKSLen
+	if method == OrderAutoProfile {
+		measure = Profile
 	}
 	p, err := ReverseCuthillMcKee(c)
 	if err != nil {

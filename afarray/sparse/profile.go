@@ -54,12 +54,20 @@ func envelope(c *COO, perm []int) (int, int64, error) {
 	}
 	// first[i]: the first column of row i of the lower triangle.
 	first := reduceTriangle(c, inv, false)
-	bw, prof := 0, int64(0)
+	bw := 0
 	for i, f := range first {
 		bw = max(bw, i-int(f))
+	}
+	return bw, profileOf(first), nil
+}
+
+// profileOf is Σ_i (i − first[i]).
+func profileOf(first []int32) int64 {
+	var prof int64
+	for i, f := range first {
 		prof += int64(i - int(f))
 	}
-	return bw, prof, nil
+	return prof
 }
 
 // reduceTriangle maps every entry to the lower triangle under inv (nil for
@@ -119,13 +127,17 @@ func SKSLen(c *COO, perm []int) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	n := c.Rows
-	lastRow := reduceTriangle(c, inv, true)
+	return sksLenOf(reduceTriangle(c, inv, true)), nil
+}
+
+// sksLenOf is the SKS length of the columns whose last rows are lastRow,
+// under the monotone last-row rule.
+func sksLenOf(lastRow []int32) int64 {
 	var total int64
 	last := int32(-1)
-	for j := 0; j < n; j++ {
-		last = max(last, lastRow[j], int32(j))
+	for j, r := range lastRow {
+		last = max(last, r, int32(j))
 		total += int64(last) - int64(j) + 1
 	}
-	return total, nil
+	return total
 }
