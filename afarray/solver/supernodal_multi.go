@@ -344,7 +344,13 @@ func (m *snMulti) run() error {
 	}
 	errs := make([]error, ndev+1)
 	var others sync.WaitGroup // the subtrees of devices 1..ndev-1, read back
+	// Where the time goes, for the profile: each device's subtrees (with
+	// the read-back of their update matrices), the top's wait and receive,
+	// the top.
+	subTime := make([]time.Duration, ndev)
+	var waitTime, recvTime time.Duration
 	runSub := func(d int) error {
+		defer func() { subTime[d] = time.Since(start) }()
 		f := m.subs[d]
 		if f == nil {
 			return nil
@@ -385,12 +391,15 @@ func (m *snMulti) run() error {
 	}
 	if errs[0] = runSub(0); errs[0] == nil && m.top != nil {
 		m.top.prepare = func() error {
+			t := time.Now()
 			others.Wait()
+			waitTime = time.Since(t)
 			for _, e := range errs[1:ndev] {
 				if e != nil {
 					return errTopSkipped
 				}
 			}
+			defer func() { recvTime = time.Since(t) - waitTime }()
 			return m.receive()
 		}
 		errs[ndev] = m.runPart(m.top, &m.inputs[ndev])
@@ -410,6 +419,10 @@ func (m *snMulti) run() error {
 	fs := &SupernodalStats{N: g.N, Ordering: g.Ordering, NNZL: g.NNZL, Stored: g.LPtr[g.NS], Flops: g.Flops,
 		Supernodes: g.NS, Levels: len(g.Levels), FactorTime: time.Since(start)}
 	m.stats = MultiStats{Factor: fs}
+	fs.Profile = map[string]string{"wait": waitTime.String(), "receive": recvTime.String()}
+	for d, t := range subTime {
+		fs.Profile[fmt.Sprintf("subtrees %d", d)] = t.String()
+	}
 	for d, dev := range m.devs {
 		sh := DeviceShare{Device: dev.Label(), PeakBytes: dev.MemoryStats().Peak - base[d]}
 		for _, f := range []*snFactor{m.subs[d], m.partOnTop(d)} {
