@@ -68,3 +68,83 @@ __kernel void mcg_update(int m, double alpha, int jacobi, __global double *x, __
                          __global const double *dinv, __global double *out, __local double *s) {
 	cg_advance(m, alpha, jacobi, x, r, z, p, q, dinv, out, s);
 }
+
+// The one-sync iteration (Chronopoulos and Gear's CG, mcgIterate1): s = A p
+// by recurrence, so the iteration's three dot products come from one
+// reduction after the product w = A u, and the halo travels as w (read
+// with those partials): every device advances s, r and u on its halo rows
+// itself, from the same w, scalars and old values as the owner, so they
+// hold the owner's values bit for bit.
+//
+//   mcg1_init   x = 0, p = 0, s = 0, r = b, u = M^-1 b (own rows and halo)
+//   mcg1_update p = u + beta p, x += alpha p (own rows); s = w + beta s,
+//               r -= alpha s, u = M^-1 r (own rows and halo)
+//   mcg1_spmv   w = A u on own rows; partials of r'u, w'u, r'r; the w
+//               values others need in out[3G + sendPos[i]]
+
+__kernel void mcg1_init(int m, int ext, int jacobi, __global const double *b, __global const double *dinv,
+                        __global double *x, __global double *r, __global double *u, __global double *p,
+                        __global double *s) {
+	for (int i = get_global_id(0); i < ext; i += get_global_size(0)) {
+		double ri = b[i];
+		r[i] = ri;
+		if (jacobi) u[i] = ri * dinv[i];
+		s[i] = 0;
+		if (i < m) {
+			x[i] = 0;
+			p[i] = 0;
+		}
+	}
+}
+
+__kernel void mcg1_update(int m, int ext, double alpha, double beta, int jacobi, __global double *x,
+                          __global double *r, __global double *u, __global double *p, __global double *s,
+                          __global const double *w, __global const double *dinv) {
+	for (int i = get_global_id(0); i < ext; i += get_global_size(0)) {
+		double si = fma(beta, s[i], w[i]);
+		s[i] = si;
+		if (i < m) {
+			// u is the old u here (r itself without jacobi, not yet advanced).
+			double pi = fma(beta, p[i], u[i]);
+			p[i] = pi;
+			x[i] = fma(alpha, pi, x[i]);
+		}
+		double ri = fma(-alpha, si, r[i]);
+		r[i] = ri;
+		if (jacobi) u[i] = ri * dinv[i];
+	}
+}
+
+// mcg1_spmv: T lanes per row (a power of two dividing the group size).
+__kernel void mcg1_spmv(int m, __global const int *rowptr, __global const int *col, __global const double *val,
+                        __global const double *u, __global const double *r, __global double *w,
+                        __global const int *sendPos, __global double *out, int T, __local double *sl) {
+	int l = get_local_id(0), R = get_local_size(0) / T, team = l / T, lane = l % T;
+	int G = get_num_groups(0);
+	double ru = 0, wu = 0, rr = 0;
+	for (int rb = get_group_id(0); rb * R < m; rb += G) {
+		int i = rb * R + team;
+		double acc = 0;
+		if (i < m)
+			for (int k = rowptr[i] + lane; k < rowptr[i + 1]; k += T) acc += val[k] * u[col[k]];
+		sl[l] = acc;
+		barrier(CLK_LOCAL_MEM_FENCE);
+		for (int h = T / 2; h > 0; h >>= 1) {
+			if (lane < h) sl[l] += sl[l + h];
+			barrier(CLK_LOCAL_MEM_FENCE);
+		}
+		if (lane == 0 && i < m) {
+			double wi = sl[l], ui = u[i], ri = r[i];
+			w[i] = wi;
+			ru += ri * ui;
+			wu += wi * ui;
+			rr += ri * ri;
+			int sp = sendPos[i];
+			if (sp >= 0) out[3 * G + sp] = wi;
+		}
+		barrier(CLK_LOCAL_MEM_FENCE);
+	}
+	group_parts(ru, out, sl);
+	group_parts(wu, out + G, sl);
+	group_parts(rr, out + 2 * G, sl);
+}

@@ -180,9 +180,13 @@ type mcgPart struct {
 	x, r, z, q, out                    *kernels.Buffer
 	p                                  [2]*kernels.Buffer
 	kInit, kGather, kStep, kUpd        *kernels.Kernel
-	local, groups, team                int
-	outHost, haloHost                  []float64
-	basePeak                           int64
+	// The one-sync iteration's (mcgIterate1): s and w on own rows and
+	// halo, each own row's position in the send list (-1 if none).
+	s, w, sendPos         *kernels.Buffer
+	kInit1, kUpd1, kSpmv1 *kernels.Kernel
+	local, groups, team   int
+	outHost, haloHost     []float64
+	basePeak              int64
 }
 
 func (p *mcgPart) alloc(bytes int) (*kernels.Buffer, error) {
@@ -219,18 +223,20 @@ func partitionRows(rowptr []int32, k int) []int {
 // CGMulti solves A x = b by Jacobi-preconditioned (opts.Jacobi) or plain
 // conjugate gradients spread over devs: the rows of A in contiguous blocks
 // of about equal stored entries (Run's ordering, RCM for large systems,
-// keeps the blocks' halos small), one block per device; the product
-// exchanges each block's halo of z through the host after every update
-// (read back with the partials; written through the device's pinned
-// staging buffers without waiting, kernels.Buffer.WriteNoWait), and the dot
-// products are summed by the host from every device's per-group partials
-// in a fixed order, so every device works with the same scalars. The
-// iteration is that of CG's fast variant (x0 = 0, ||r||/||b|| <= Tol,
-// default 1e-8, at most MaxIter = 10n iterations) with the host reading
-// two small buffers per device and iteration: the p'q partials, and the r'z
-// and r'r partials with the halo values; it tests convergence every
-// iteration at no extra cost. The reductions run in another order than
-// CG's, so results agree with one-device CG to rounding, not bit for bit.
+// keeps the blocks' halos small), one block per device. The iteration is
+// Chronopoulos and Gear's form of CG (mcgIterate1), whose three dot
+// products (r'u, w'u with w = A u, and r'r) come from one reduction, so the
+// host reads one small buffer per device and iteration: the per-group
+// partials, with the values of w the other devices need; it writes each
+// block's halo of w back through the device's pinned staging buffers
+// without waiting (kernels.Buffer.WriteNoWait), and every device advances
+// its halo's r and u itself. The host sums the partials in a fixed order,
+// so every device works with the same scalars. Start, stop and limits are
+// those of CG's fast variant (x0 = 0, ||r||/||b|| <= Tol, default 1e-8, at
+// most MaxIter = 10n iterations); convergence is tested every iteration at
+// no extra cost. The recurrences and reductions differ from one-device
+// CG's, so results agree with it to rounding and iteration counts within
+// one or two, not bit for bit.
 //
 // a is square, one triangle (Symmetric) or both; b has its order. With one
 // device it runs the same code on that device alone. Errors are those of
@@ -306,7 +312,11 @@ func CGMulti(a *sparse.COO, b []float64, devs []*kernels.Device, opts CGOptions)
 	}
 	stats := &MultiStats{SetupTime: time.Since(start)}
 	t := time.Now()
-	x, res, err := mcgIterate(parts, n, tol, maxIter, opts.Jacobi)
+	iterate := mcgIterate1
+	if mcgTwoSync {
+		iterate = mcgIterate
+	}
+	x, res, err := iterate(parts, n, tol, maxIter, opts.Jacobi)
 	stats.SolveTime = time.Since(t)
 	for _, p := range parts {
 		stats.Shares = append(stats.Shares, DeviceShare{Device: p.dev.Label(), Rows: p.m, NNZ: p.nnz,
@@ -394,12 +404,14 @@ func (p *mcgPart) upload(csr *sparse.CSR, b, dinv []float64) error {
 	for _, kp := range []struct {
 		k    **kernels.Kernel
 		name string
-	}{{&p.kInit, "mcg_init"}, {&p.kGather, "mcg_gather"}, {&p.kStep, "mcg_step"}, {&p.kUpd, "mcg_update"}} {
+	}{{&p.kInit, "mcg_init"}, {&p.kGather, "mcg_gather"}, {&p.kStep, "mcg_step"}, {&p.kUpd, "mcg_update"},
+		{&p.kInit1, "mcg1_init"}, {&p.kUpd1, "mcg1_update"}, {&p.kSpmv1, "mcg1_spmv"}} {
 		if *kp.k, err = prog.Kernel(kp.name); err != nil {
 			return err
 		}
 	}
-	p.local = pow2Below(min(cgLocal, p.kInit.MaxWorkGroupSize(), p.kStep.MaxWorkGroupSize(), p.kUpd.MaxWorkGroupSize()))
+	p.local = pow2Below(min(cgLocal, p.kInit.MaxWorkGroupSize(), p.kStep.MaxWorkGroupSize(), p.kUpd.MaxWorkGroupSize(),
+		p.kUpd1.MaxWorkGroupSize(), p.kSpmv1.MaxWorkGroupSize()))
 	p.team = 1
 	if !strings.Contains(dev.Info().Type, "CPU") && p.m > 0 {
 		// A team of lanes per row reads the row's entries coalesced on a
@@ -418,18 +430,34 @@ func (p *mcgPart) upload(csr *sparse.CSR, b, dinv []float64) error {
 	}
 	ext := p.ext
 	zero := make([]byte, 8)
+	// b and M^-1 on own rows and halo (the one-sync iteration advances the
+	// halo's r and u itself).
+	bExt := append(append(make([]float64, 0, ext), b[lo:hi]...), make([]float64, len(p.halo))...)
+	for h, j := range p.halo {
+		bExt[p.m+h] = b[j]
+	}
+	sendPos := make([]int32, p.m)
+	for i := range sendPos {
+		sendPos[i] = -1
+	}
+	for k, i := range p.send {
+		sendPos[i] = int32(k)
+	}
 	steps := []error{
 		up(&p.rowptr, rowptr, p.m+1, 4),
 		up(&p.col, cols, p.nnz, 4),
 		up(&p.val, csr.Values[base:csr.RowPtr[hi]], p.nnz, 8),
-		up(&p.b, b[lo:hi], p.m, 8),
+		up(&p.b, bExt, ext, 8),
 		up(&p.sendIdx, p.send, len(p.send), 4),
+		up(&p.sendPos, sendPos, p.m, 4),
 		up(&p.x, nil, p.m, 8),
 		up(&p.r, nil, ext, 8),
 		up(&p.q, nil, p.m, 8),
+		up(&p.s, nil, ext, 8),
+		up(&p.w, nil, ext, 8),
 		up(&p.p[0], nil, ext, 8),
 		up(&p.p[1], nil, ext, 8),
-		up(&p.out, nil, 2*p.groups+len(p.send), 8),
+		up(&p.out, nil, 3*p.groups+len(p.send), 8),
 	}
 	for _, e := range steps {
 		if e != nil {
@@ -441,16 +469,20 @@ func (p *mcgPart) upload(csr *sparse.CSR, b, dinv []float64) error {
 		if err := up(&p.z, nil, ext, 8); err != nil {
 			return err
 		}
-		if err := up(&p.dinv, dinv[lo:hi], p.m, 8); err != nil {
+		dExt := append(make([]float64, 0, ext), dinv[lo:hi]...)
+		for _, j := range p.halo {
+			dExt = append(dExt, dinv[j])
+		}
+		if err := up(&p.dinv, dExt, ext, 8); err != nil {
 			return err
 		}
 	}
-	for _, buf := range []*kernels.Buffer{p.p[0], p.p[1], p.r, p.z} {
+	for _, buf := range []*kernels.Buffer{p.p[0], p.p[1], p.r, p.z, p.s, p.w} {
 		if err := buf.Fill(zero, 0, int64(8*ext)); err != nil {
 			return err
 		}
 	}
-	p.outHost = make([]float64, 2*p.groups+len(p.send))
+	p.outHost = make([]float64, 3*p.groups+len(p.send))
 	p.haloHost = make([]float64, len(p.halo))
 	return nil
 }
@@ -613,6 +645,171 @@ func mcgIterate(parts []*mcgPart, n int, tol float64, maxIter int, jacobi bool) 
 		}
 		hist = append(hist, rel)
 		if math.IsNaN(rr) || math.IsInf(rr, 0) || math.IsNaN(rz) || math.IsInf(rz, 0) {
+			return nil, nil, &NonFiniteError{Where: "CG residual (breakdown: is the matrix positive definite?)", Index: it + 1}
+		}
+		converged = rr <= tol*tol*rr0
+	}
+	x := make([]float64, n)
+	for _, p := range parts {
+		if err := p.x.Read(0, x[p.lo:p.lo+p.m]); err != nil {
+			return nil, nil, err
+		}
+	}
+	if i := firstNonFinite(x); i >= 0 {
+		return nil, nil, &NonFiniteError{Where: "solution", Index: i}
+	}
+	res := &CGResult{Iterations: it, Residual: hist[len(hist)-1], History: hist, Converged: converged,
+		Launches: launches() - startLaunches}
+	if !converged {
+		return x, res, &NotConvergedError{Iterations: it, Residual: res.Residual, Tolerance: tol}
+	}
+	return x, res, nil
+}
+
+// mcgTwoSync makes CGMulti run the textbook iteration (mcgIterate: two
+// host reads per iteration) instead of the one-sync one
+// (BenchmarkCGMultiModel2 compares).
+var mcgTwoSync bool
+
+// mcgOnAll runs f on every part, concurrently (one goroutine each) unless
+// there is one part or mcgSerial asks for one after the other, and returns
+// the errors joined.
+func mcgOnAll(parts []*mcgPart, f func(p *mcgPart) error) error {
+	if len(parts) == 1 || mcgSerial {
+		for _, p := range parts {
+			if err := f(p); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	errs := make([]error, len(parts))
+	var wg sync.WaitGroup
+	for i, p := range parts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = f(p)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// mcgIterate1 runs Chronopoulos and Gear's form of (preconditioned) CG,
+// which needs one host read per iteration and device: with s = A p kept by
+// recurrence, gamma = r'u, delta = w'u (w = A u) and r'r come from one
+// reduction after the product, and
+//
+//	beta = gamma/gamma_old, alpha = gamma / (delta - beta gamma/alpha_old),
+//
+// p = u + beta p, s = w + beta s, x += alpha p, r -= alpha s, u = M^-1 r.
+// The halo travels as w's values, read with the partials and written back
+// without waiting (cg_multi.cl). In exact arithmetic it is CG; in floating
+// point its iterations follow CG's closely (the tests compare counts).
+func mcgIterate1(parts []*mcgPart, n int, tol float64, maxIter int, jacobi bool) ([]float64, *CGResult, error) {
+	jac := 0
+	if jacobi {
+		jac = 1
+	}
+	launches := func() int64 {
+		var s int64
+		for _, p := range parts {
+			s += p.dev.Launches()
+		}
+		return s
+	}
+	startLaunches := launches()
+	lm := func(p *mcgPart) kernels.Local { return kernels.Local(8 * p.local) }
+	// product launches w = A u and reads the partials with w's send values.
+	product := func(p *mcgPart) error {
+		if err := p.kSpmv1.Launch([]int{p.groups * p.local}, []int{p.local}, p.m, p.rowptr, p.col, p.val,
+			p.z, p.r, p.w, p.sendPos, p.out, p.team, lm(p)); err != nil {
+			return err
+		}
+		if err := p.dev.Flush(); err != nil {
+			return err
+		}
+		return p.out.Read(0, p.outHost)
+	}
+	// sums adds every part's partials in part order and assembles each
+	// part's halo of w from the owners' send values.
+	sums := func() (gamma, delta, rr float64) {
+		for _, p := range parts {
+			G := p.groups
+			for g := 0; g < G; g++ {
+				gamma += p.outHost[g]
+				delta += p.outHost[G+g]
+				rr += p.outHost[2*G+g]
+			}
+		}
+		for _, p := range parts {
+			for h := range p.halo {
+				src := parts[p.fromPart[h]]
+				p.haloHost[h] = src.outHost[3*src.groups+int(p.fromPos[h])]
+			}
+		}
+		return gamma, delta, rr
+	}
+	err := mcgOnAll(parts, func(p *mcgPart) error {
+		if err := p.kInit1.Launch([]int{p.groups * p.local}, []int{p.local}, p.m, p.ext, jac, p.b, p.dinv,
+			p.x, p.r, p.z, p.p[0], p.s); err != nil {
+			return err
+		}
+		return product(p)
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	gamma, delta, rr := sums()
+	rr0 := rr
+	hist := []float64{1}
+	if rr0 == 0 {
+		hist[0] = 0
+	}
+	if math.IsNaN(rr0) || math.IsInf(rr0, 0) {
+		return nil, nil, &NonFiniteError{Where: "right-hand side", Index: -1}
+	}
+	converged := rr <= tol*tol*rr0
+	it := 0
+	alphaOld, gammaOld := 0.0, 0.0
+	for ; !converged && it < maxIter; it++ {
+		beta, den := 0.0, delta
+		if it > 0 {
+			beta = gamma / gammaOld
+			den = delta - beta*gamma/alphaOld
+		}
+		// den is p'Ap.
+		if math.IsNaN(den) || math.IsInf(den, 0) {
+			return nil, nil, &NonFiniteError{Where: "CG p'Ap (breakdown: is the matrix positive definite?)", Index: it}
+		}
+		if !(den > 0) {
+			return nil, nil, fmt.Errorf("%w: CG found p'Ap = %g <= 0 at iteration %d", ErrNotPositiveDefinite, den, it)
+		}
+		alpha := gamma / den
+		err := mcgOnAll(parts, func(p *mcgPart) error {
+			if len(p.halo) > 0 {
+				if err := p.w.WriteNoWait(int64(8*p.m), p.haloHost); err != nil {
+					return err
+				}
+			}
+			if err := p.kUpd1.Launch([]int{p.groups * p.local}, []int{p.local}, p.m, p.ext, alpha, beta, jac,
+				p.x, p.r, p.z, p.p[0], p.s, p.w, p.dinv); err != nil {
+				return err
+			}
+			return product(p)
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+		alphaOld, gammaOld = alpha, gamma
+		gamma, delta, rr = sums()
+		rel := math.Sqrt(rr)
+		if rr0 > 0 {
+			rel = math.Sqrt(rr / rr0)
+		}
+		hist = append(hist, rel)
+		if math.IsNaN(rr) || math.IsInf(rr, 0) || math.IsNaN(gamma) || math.IsInf(gamma, 0) || math.IsNaN(delta) || math.IsInf(delta, 0) {
 			return nil, nil, &NonFiniteError{Where: "CG residual (breakdown: is the matrix positive definite?)", Index: it + 1}
 		}
 		converged = rr <= tol*tol*rr0

@@ -13,7 +13,8 @@ import (
 // BenchmarkCGMultiModel2 compares Jacobi CG on Model 2 (RCM numbering, its
 // loads as b) on one device (the one-device CG of Run, and CGMulti on that
 // device alone) and on every device, the devices served at once (one
-// goroutine each) or one after the other (multi-serial), of OCLSOLVE_MULTI_DEVICES (default
+// goroutine each) or one after the other (multi-serial), with the one-sync
+// iteration or the textbook one (multi-2sync), of OCLSOLVE_MULTI_DEVICES (default
 // "all"; the default device split in two where that is one device).
 // OCLSOLVE_MULTI_N sets the order (default 20000). Run it once per
 // configuration: go test -run x -bench CGMultiModel2 -benchtime 1x.
@@ -61,14 +62,15 @@ func BenchmarkCGMultiModel2(b *testing.B) {
 		}
 	})
 	for _, c := range []struct {
-		name   string
-		k      int
-		serial bool
-	}{{"multi", 1, false}, {"multi", len(devs), false}, {"multi-serial", len(devs), true}} {
+		name            string
+		k               int
+		serial, twoSync bool
+	}{{"multi", 1, false, false}, {"multi", len(devs), false, false}, {"multi-serial", len(devs), true, false},
+		{"multi-2sync", 1, false, true}, {"multi-2sync", len(devs), false, true}} {
 		k := c.k
 		b.Run(c.name+"/"+strconv.Itoa(k)+"dev", func(b *testing.B) {
-			mcgSerial = c.serial
-			defer func() { mcgSerial = false }()
+			mcgSerial, mcgTwoSync = c.serial, c.twoSync
+			defer func() { mcgSerial, mcgTwoSync = false, false }()
 			for b.Loop() {
 				x, res, st, err := CGMulti(a, rhs, devs[:k], CGOptions{Jacobi: true})
 				if err != nil {

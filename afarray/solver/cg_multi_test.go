@@ -181,3 +181,27 @@ func TestRegistryMultiEntries(t *testing.T) {
 		t.Errorf("multi-device entries %v do not all name registered entries (%d registered)", MultiDevice(), len(multiEntries))
 	}
 }
+
+// The textbook iteration (two host reads per iteration), kept for
+// comparison, gives the same answer.
+func TestCGMultiTwoSync(t *testing.T) {
+	a := runMatrix(t, "bcsstk16")
+	b := make([]float64, a.Rows)
+	for i := range b {
+		b[i] = 1 + float64(i%7)
+	}
+	_, res1, _, err := CGMulti(a, b, multiTestParts(t, 2), CGOptions{Tol: 1e-10, Jacobi: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mcgTwoSync = true
+	defer func() { mcgTwoSync = false }()
+	x, res2, _, err := CGMulti(a, b, multiTestParts(t, 2), CGOptions{Tol: 1e-10, Jacobi: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	be, err := sparse.BackwardErrorOf(a, x, b)
+	if d := res2.Iterations - res1.Iterations; d < -2 || d > 2 || err != nil || !(be <= 1e-15) {
+		t.Errorf("two-sync: %d iterations (one-sync %d), backward error %g (%v)", res2.Iterations, res1.Iterations, be, err)
+	}
+}
