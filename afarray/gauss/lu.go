@@ -53,7 +53,6 @@ var (
 // Work-group sizes of the other blocked LU kernels.
 const (
 	luSwapLocal = 64 // columns per work-group of the exchange + triangular solve
-	luSolveTile = 64 // rows per launch of the triangular solves, each staged in local memory
 )
 
 // LU is the LU factorization P A = L U of a square matrix, computed and kept
@@ -68,8 +67,11 @@ type LU struct {
 	// NoPivot disables row exchanges: a zero pivot then fails with
 	// ErrSingular even for a regular matrix.
 	NoPivot bool
-	// SolveTile is the number of rows per launch of the triangular solves;
-	// zero picks a default.
+	// SolveTile, when positive, makes the triangular solves tiled: that
+	// many rows per pair of launches (a tile solved in one work-group, then
+	// a GEMV update). Zero (the default) solves each triangle in a single
+	// launch whose work-groups hand their blocks of unknowns on through
+	// flags (lu_trsv.cl).
 	SolveTile int
 
 	dev  *kernels.Device
@@ -199,12 +201,12 @@ func (lu *LU) Factorize(dev *kernels.Device, a mat.Matrix) error {
 }
 
 func luProgram(dev *kernels.Device, nb int) (*kernels.Program, error) {
-	opts := fmt.Sprintf("-DNB=%d", nb)
+	opts := fmt.Sprintf("-DNB=%d -DTS=%d", nb, trsvRows(dev))
 	if isGPU(dev) {
 		opts += " -DGAUSS_GPU"
 	}
 	return dev.Build(opts, kernels.Source{Name: "lu.cl", Text: luSource},
-		kernels.Source{Name: "trsv.cl", Text: trsvSource})
+		kernels.Source{Name: "trsv.cl", Text: trsvSource}, kernels.Source{Name: "lu_trsv.cl", Text: luTrsvSource})
 }
 
 // panelGroups is the most work-groups of local items the panel launch may
@@ -437,19 +439,22 @@ func (lu *LU) solveVec(dst, b []float64) (int, error) {
 		return 0, err
 	}
 	defer status.Release()
-	tri := triangle{even: lu.a, odd: lu.a, stride: lu.ld, mode: rowsInOne, n: lu.ld, elem: 8, tol: lu.tol}
-	tile := lu.SolveTile
-	if tile <= 0 {
-		tile = luSolveTile
-	}
-	tile = tileRows(lu.dev, lu.ld, 8, tile)
-	t1, err := tri.solve(lu.dev, lu.prog, x, status, false, true, tile, true)
-	if err != nil {
-		return 0, errKernel("forward substitution", err)
-	}
-	t2, err := tri.solve(lu.dev, lu.prog, x, status, true, false, tile, true)
-	if err != nil {
-		return 0, errKernel("back-substitution", err)
+	var tiles int
+	if lu.SolveTile > 0 {
+		// The tiled solve: two launches per tile of each triangle.
+		tri := triangle{even: lu.a, odd: lu.a, stride: lu.ld, mode: rowsInOne, n: lu.ld, elem: 8, tol: lu.tol}
+		tile := tileRows(lu.dev, lu.ld, 8, lu.SolveTile)
+		t1, err := tri.solve(lu.dev, lu.prog, x, status, false, true, tile, true)
+		if err != nil {
+			return 0, errKernel("forward substitution", err)
+		}
+		t2, err := tri.solve(lu.dev, lu.prog, x, status, true, false, tile, true)
+		if err != nil {
+			return 0, errKernel("back-substitution", err)
+		}
+		tiles = t1 + t2
+	} else if tiles, err = lu.solveChained(x, status); err != nil {
+		return 0, err
 	}
 	if err := x.Read(0, y); err != nil {
 		return 0, err
@@ -461,7 +466,7 @@ func (lu *LU) solveVec(dst, b []float64) (int, error) {
 		return 0, err
 	}
 	copy(dst, y[:lu.n])
-	return t1 + t2, nil
+	return tiles, nil
 }
 
 // SolveTo solves A X = B for every column of b into dst, which must be
