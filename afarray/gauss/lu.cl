@@ -424,3 +424,155 @@ __kernel void lu_panel_local(const int N, const int k, const int pivot, const in
 			ipiv[k + i] = pos;
 		}
 }
+
+// lu_panel_reg factors the panel with one work-item per row, the row's NB
+// values held in registers for the whole panel, and the groups handing the
+// pivot candidates to each other through per-group step flags instead of a
+// grid-wide counter. Per column: each group picks the largest candidate of
+// its unused rows (one tree over its items); the owning item publishes the
+// row, item 0 the candidate and then the group's flag (the step number,
+// k + j + 1: flags only grow, so they are zeroed once per factorization);
+// every group waits for all flags, reduces the G candidates, reads the
+// winner's row into local memory and updates its unused rows in registers
+// (scale, then rank-1 update of the columns right of j). Candidates and
+// rows are double-buffered by the step's parity: a group can only publish
+// step j+2 after every group published step j+1, that is after every group
+// read step j. Compared with lu_panel_local, a column costs two reduction
+// trees and two dependent global round trips (flags and candidates, then
+// the winner's row), and no global atomics.
+//
+// Chosen rows keep their values from the step they were chosen; the rows
+// are written back at the end and lu_swap_panel brings the chosen ones up,
+// as after lu_panel.
+
+// argmax_first reduces the candidates of the first len items of the group
+// (items beyond len do not take part), leaving the winner in every item.
+inline void argmax_first(const int len, double *best, int *idx, __local double *lmax, __local int *lidx) {
+	const int li = get_local_id(0);
+	if (li < len) {
+		lmax[li] = *best;
+		lidx[li] = *idx;
+	}
+	barrier(CLK_LOCAL_MEM_FENCE);
+	for (int n = len; n > 1;) {
+		const int h = (n + 1) >> 1;
+		if (li < n - h && better(lmax[li + h], lidx[li + h], lmax[li], lidx[li])) {
+			lmax[li] = lmax[li + h];
+			lidx[li] = lidx[li + h];
+		}
+		barrier(CLK_LOCAL_MEM_FENCE);
+		n = h;
+	}
+	*best = lmax[0];
+	*idx = lidx[0];
+	barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+__kernel void lu_panel_reg(const int N, const int k, const int pivot, __global double *A,
+                           __global int *pivrow, __global int *ipiv,
+                           __global double *cm, __global int *ci, __global double *crow,
+                           volatile __global int *flags, __global int *status, const double tol,
+                           __local double *lmax, __local int *lidx, __local double *prow) {
+	const int li = get_local_id(0), L = get_local_size(0);
+	const int g = get_group_id(0), G = get_num_groups(0);
+	const int r = k + g * L + li;
+	const bool have = r < N;
+	volatile __global const double *cmv = cm, *crowv = crow;
+	volatile __global const int *civ = ci;
+	double row[NB];
+#pragma unroll
+	for (int q = 0; q < NB; q++)
+		row[q] = have ? A[IDX(r, k + q)] : 0.0;
+	int used = !have;
+	for (int j = 0; j < NB; j++) {
+		const int c = k + j, par = j & 1;
+		double v = 0.0;
+#pragma unroll
+		for (int q = 0; q < NB; q++)
+			if (q == j)
+				v = row[q];
+		// This group's candidate for column j.
+		double best = -1.0;
+		int p = -1;
+		if (!used && (pivot || r == c)) {
+			best = magnitude(v);
+			p = r;
+		}
+		argmax_first(L, &best, &p, lmax, lidx);
+		if (p >= 0 && p == r) {
+#pragma unroll
+			for (int q = 0; q < NB; q++)
+				crow[(par * G + g) * NB + q] = row[q];
+		}
+		if (li == 0) {
+			cm[par * G + g] = best;
+			ci[par * G + g] = p;
+		}
+		barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+		if (li == 0) {
+			mem_fence(CLK_GLOBAL_MEM_FENCE);
+			flags[g] = c + 1;
+		}
+		// Every group's candidate, once its flag shows this step.
+		best = -1.0;
+		p = -1;
+		for (int t = li; t < G; t += L) {
+			while (flags[t] <= c)
+				;
+			mem_fence(CLK_GLOBAL_MEM_FENCE);
+			const double bv = cmv[par * G + t];
+			const int bi = civ[par * G + t];
+			if (better(bv, bi, best, p)) {
+				best = bv;
+				p = bi;
+			}
+		}
+		argmax_first(min(L, G), &best, &p, lmax, lidx);
+		// p < 0 (no unused row left) cannot happen for a square matrix; it
+		// would count as a zero pivot.
+		const int slot = p < 0 ? -1 : (p - k) / L;
+		for (int q = li; q < NB; q += L)
+			prow[q] = slot < 0 ? 0.0 : crowv[(par * G + slot) * NB + q];
+		if (g == 0 && li == 0) {
+			pivrow[c] = p;
+			if (!(best > tol))
+				atomic_min(status, c);
+		}
+		if (r == p)
+			used = 1;
+		barrier(CLK_LOCAL_MEM_FENCE);
+		const double d = prow[j];
+		// A zero pivot is recorded above; the column is then left unscaled
+		// and not applied, so that nothing divides by zero (as LAPACK).
+		if (!used && d != 0.0) {
+			const double l = v / d;
+#pragma unroll
+			for (int q = 0; q < NB; q++) {
+				if (q == j)
+					row[q] = l;
+				else if (q > j)
+					row[q] = fma(-l, prow[q], row[q]);
+			}
+		}
+		// prow is rewritten only after the next step's reductions, whose
+		// barriers every item passes after this update.
+	}
+	if (have) {
+#pragma unroll
+		for (int q = 0; q < NB; q++)
+			A[IDX(r, k + q)] = row[q];
+	}
+	// As lu_panel's last step: the chosen rows as LAPACK's exchanges.
+	if (g == 0 && li == 0)
+		for (int i = 0; i < NB; ++i) {
+			int pos = pivrow[k + i];
+			for (int t = 0; t < i; ++t) {
+				const int a = k + t, b = ipiv[k + t];
+				if (pos == a)
+					pos = b;
+				else if (pos == b)
+					pos = a;
+			}
+			ipiv[k + i] = pos;
+		}
+}
