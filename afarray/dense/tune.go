@@ -89,6 +89,7 @@ var Configs = []Config{
 	{64, 32, 16, 8, 4},
 	{64, 128, 8, 8, 8},
 	{128, 64, 8, 8, 8},
+	{256, 64, 8, 8, 8},
 }
 
 // candidates returns the configurations worth timing on dev. On a CPU

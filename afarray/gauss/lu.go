@@ -48,45 +48,7 @@ var (
 	// not the panel's memory traffic, so a faster panel needs fewer
 	// barriers per column (a single-group leaf, registers), not less data.
 	luPanelUseLocal = true
-	// luPanelUseReg picks lu_panel_reg (one work-item per row, the row in
-	// registers, flags instead of a grid-wide counter) where several groups
-	// may run and the panel's rows fit one group per compute unit;
-	// luPanelRegOneGroup runs it as a single group wherever the panel's
-	// rows fit one work-group (tests on PoCL).
-	luPanelUseReg      = true
-	luPanelRegOneGroup = false
 )
-
-// regPanelShape returns the work-items per group and the groups of
-// lu_panel_reg for a panel of m rows, or 0, 0 where it does not apply:
-// one item per row, L items per group (a power of two from 64 to 256, at
-// most what the kernel allows), at most one group per compute unit so that
-// all are resident at once (the groups wait for each other's flags).
-func regPanelShape(m, maxGroups, units, kernelMax int) (int, int) {
-	if luPanelRegOneGroup {
-		l := 1
-		for l < m {
-			l *= 2
-		}
-		if l > kernelMax {
-			return 0, 0
-		}
-		return l, 1
-	}
-	if !luPanelUseReg || maxGroups <= 1 || units < 1 {
-		return 0, 0
-	}
-	l := 64
-	for l < 256 && l*units < m {
-		l *= 2
-	}
-	l = min(l, floorPow2(kernelMax))
-	g := (m + l - 1) / l
-	if l < 32 || g > units {
-		return 0, 0
-	}
-	return l, g
-}
 
 // Work-group sizes of the other blocked LU kernels.
 const (
@@ -294,15 +256,15 @@ func factorBlocked(dev *kernels.Device, prog *kernels.Program, a, ipiv, status *
 	if phase == nil {
 		phase = func(int) error { return nil }
 	}
-	var ks [5]*kernels.Kernel
-	for i, name := range []string{"lu_panel", "lu_swap_panel", "lu_swap_trsm", "lu_panel_local", "lu_panel_reg"} {
+	var ks [4]*kernels.Kernel
+	for i, name := range []string{"lu_panel", "lu_swap_panel", "lu_swap_trsm", "lu_panel_local"} {
 		k, err := prog.Kernel(name)
 		if err != nil {
 			return err
 		}
 		ks[i] = k
 	}
-	panel, swapPanel, swap, panelLocal, panelReg := ks[0], ks[1], ks[2], ks[3], ks[4]
+	panel, swapPanel, swap, panelLocal := ks[0], ks[1], ks[2], ks[3]
 	eng, err := dense.For(dev, dense.Float64)
 	if err != nil {
 		return err
@@ -365,28 +327,6 @@ func factorBlocked(dev *kernels.Device, prog *kernels.Program, a, ipiv, status *
 			return err
 		}
 	}
-	// lu_panel_reg's candidates, rows and flags, for as many groups as any
-	// panel may use (one per compute unit).
-	var cm, ci, crow, flags *kernels.Buffer
-	regMax := panelReg.MaxWorkGroupSize()
-	if _, g := regPanelShape(ld, maxGroups, info.ComputeUnits, regMax); g > 0 {
-		g = max(g, info.ComputeUnits)
-		if cm, err = alloc(8 * 2 * g); err != nil {
-			return err
-		}
-		if ci, err = alloc(4 * 2 * g); err != nil {
-			return err
-		}
-		if crow, err = alloc(8 * 2 * g * nb); err != nil {
-			return err
-		}
-		if flags, err = alloc(4 * g); err != nil {
-			return err
-		}
-		if err := flags.Fill([]byte{0, 0, 0, 0}, 0, int64(4*g)); err != nil {
-			return err
-		}
-	}
 	// The row-major matrix read as column-major with leading dimension ld
 	// is its transpose, so the update A22 -= L21 U12 is the column-major
 	// product A22^T -= U12^T L21^T on the same buffer.
@@ -398,13 +338,7 @@ func factorBlocked(dev *kernels.Device, prog *kernels.Program, a, ipiv, status *
 		if err := count.Fill([]byte{0, 0, 0, 0}, 0, 4); err != nil {
 			return err
 		}
-		if rl, rg := regPanelShape(ld-k, maxGroups, info.ComputeUnits, regMax); rg > 0 && flags != nil {
-			if err := panelReg.Launch([]int{rg * rl}, []int{rl}, ld, k, boolInt(pivot), a, pivrow, ipiv,
-				cm, ci, crow, flags, status, tol,
-				kernels.Local(8*rl), kernels.Local(4*rl), kernels.Local(8*nb)); err != nil {
-				return errKernel("lu_panel_reg", err)
-			}
-		} else if lg := (ld - k + rmax - 1) / max(rmax, 1); localGroups > 0 && lg <= localGroups {
+		if lg := (ld - k + rmax - 1) / max(rmax, 1); localGroups > 0 && lg <= localGroups {
 			// As few groups as hold the panel: the arithmetic per column is
 			// small, the grid barrier's cost grows with the groups.
 			if err := panelLocal.Launch([]int{lg * lpl}, []int{lpl}, ld, k, boolInt(pivot), rmax, a, pivrow, ipiv,

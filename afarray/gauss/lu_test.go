@@ -100,13 +100,12 @@ func TestPanelGroupsOnlyWhereCoResident(t *testing.T) {
 	}
 }
 
-// lu_panel_local (the panel's rows in local memory), lu_panel (in global
-// memory) and lu_panel_reg (rows in registers; one group here unless the
-// device runs several) compute the same factorization: the same pivots as gonum's LU
+// lu_panel_local (the panel's rows in local memory) and lu_panel (in global
+// memory) compute the same factorization: the same pivots as gonum's LU
 // (LAPACK's dgetrf), factors that agree, and the same singular column.
 func TestLUPanelKernelsAgree(t *testing.T) {
 	dev := testDevice(t)
-	defer func(v, r bool) { luPanelUseLocal, luPanelRegOneGroup = v, r }(luPanelUseLocal, luPanelRegOneGroup)
+	defer func(v bool) { luPanelUseLocal = v }(luPanelUseLocal)
 	factors := func(lu *LU) []float64 {
 		f := make([]float64, lu.ld*lu.ld)
 		if err := lu.a.Read(0, f); err != nil {
@@ -123,10 +122,10 @@ func TestLUPanelKernelsAgree(t *testing.T) {
 		}
 		for _, pivot := range []bool{true, false} {
 			a, b := randomSystem(n, uint64(n)+7, !pivot)
-			var fs [3][]float64
-			var ps [3][]int
-			for i, useLocal := range []bool{true, false, false} {
-				luPanelUseLocal, luPanelRegOneGroup = useLocal, i == 2
+			var fs [2][]float64
+			var ps [2][]int
+			for i, useLocal := range []bool{true, false} {
+				luPanelUseLocal = useLocal
 				lu := LU{BlockSize: nb, NoPivot: !pivot}
 				if err := lu.Factorize(dev, a); err != nil {
 					t.Fatalf("n=%d pivot=%v local=%v: %v", n, pivot, useLocal, err)
@@ -161,15 +160,13 @@ func TestLUPanelKernelsAgree(t *testing.T) {
 					}
 				}
 			}
-			for v := 1; v < 3; v++ {
-				for i := range ps[0] {
-					if ps[0][i] != ps[v][i] {
-						t.Fatalf("n=%d pivot=%v: pivot %d: %d (local) vs %d (kernel %d)", n, pivot, i, ps[0][i], ps[v][i], v)
-					}
+			for i := range ps[0] {
+				if ps[0][i] != ps[1][i] {
+					t.Fatalf("n=%d pivot=%v: pivot %d: %d (local) vs %d", n, pivot, i, ps[0][i], ps[1][i])
 				}
-				if d := relDiff(fs[0], fs[v]); d > 1e-12 {
-					t.Errorf("n=%d pivot=%v: factors of kernel %d differ by %.3g", n, pivot, v, d)
-				}
+			}
+			if d := relDiff(fs[0], fs[1]); d > 1e-12 {
+				t.Errorf("n=%d pivot=%v: factors differ by %.3g", n, pivot, d)
 			}
 		}
 	}
@@ -178,8 +175,8 @@ func TestLUPanelKernelsAgree(t *testing.T) {
 	for i := 0; i < 40; i++ {
 		a.Set(i, 21, 0)
 	}
-	for i, useLocal := range []bool{true, false, false} {
-		luPanelUseLocal, luPanelRegOneGroup = useLocal, i == 2
+	for _, useLocal := range []bool{true, false} {
+		luPanelUseLocal = useLocal
 		lu := LU{BlockSize: 16}
 		err := lu.Factorize(dev, a)
 		var se *SingularError

@@ -99,8 +99,11 @@ void lu_trsv(__global const double *A, const int ld, const int n, const int uppe
 		if (upper ? li < i : (li > i && li < rows))
 			v = fma(-D[li * (TS + 1) + i], xs[i], v);
 	}
+	// Each item's fence makes its unknown visible device-wide before the
+	// flag (a fence in item 0 alone need not cover the other items' stores).
 	if (li < rows)
 		x[r0 + li] = xs[li];
+	mem_fence(CLK_GLOBAL_MEM_FENCE);
 	barrier(CLK_GLOBAL_MEM_FENCE);
 	if (li == 0) {
 		mem_fence(CLK_GLOBAL_MEM_FENCE);
