@@ -42,9 +42,40 @@ inline int lower_bound(__global const int *a, int n, int v) {
 	return lo;
 }
 
-// sn_scatter places A's entries in their fronts: L[map[k]] = a[k] (L was
-// zeroed first).
-__kernel void sn_scatter(__global const double *a, __global const long *map, int nnz, __global double *L) {
+// sn_scatter places A's entries in their fronts (L was zeroed first). A is
+// in the thesis CSC layout (column j from diag[j], its diagonal first, then
+// its rows below in rowIdx[e - j - 1]); place[old] is a column's new number
+// and place[n + new] the supernode of a new column. Entry (i, j) goes to row
+// max(i', j') of column min(i', j') in the new numbering, found in its
+// supernode's increasing front rows. The analysis was made from this very
+// structure, so every entry has its row there.
+__kernel void sn_scatter(__global const double *a, __global const int *diag, __global const int *rowIdx, int n, int nnz,
+			 __global const int *place, __global const long *info, __global const int *rows, __global double *L) {
+	for (int e = get_global_id(0); e < nnz; e += get_global_size(0)) {
+		int lo = 0, hi = n - 1; // the column: the last j with diag[j] <= e
+		while (lo < hi) {
+			const int mid = (lo + hi + 1) >> 1;
+			if (diag[mid] <= e)
+				lo = mid;
+			else
+				hi = mid - 1;
+		}
+		const int j = lo, i = e == diag[j] ? j : rowIdx[e - j - 1];
+		const int pi = place[i], pj = place[j];
+		const int r = max(pi, pj), c = min(pi, pj);
+		__global const long *is = info + (long)place[n + c] * SI;
+		const int F = is[S_F];
+		__global const int *fr = rows + is[S_ROW];
+		const int q = lower_bound(fr, F, r);
+		if (q < F && fr[q] == r)
+			L[is[S_L] + (long)(c - is[S_FIRST]) * F + q] = a[e];
+	}
+}
+
+// sn_scatter_map places A's entries by precomputed positions: L[map[k]] =
+// a[k] (the multi-device factorization, whose parts hold some of A's
+// entries each).
+__kernel void sn_scatter_map(__global const double *a, __global const long *map, int nnz, __global double *L) {
 	for (int k = get_global_id(0); k < nnz; k += get_global_size(0))
 		L[map[k]] = a[k];
 }
@@ -135,60 +166,116 @@ __kernel void sn_small(__global const int *task, int t0, __global const long *in
 			*front_at(L, U, lp, up, F, ns, r, c) = W[c * F + r];
 }
 
-// sn_potrf factors the diagonal block of block column k0 of a large front.
+// sn_potrf factors the diagonal block of block column k0 of a large front
+// (256 items): the block lives in registers, item (tx, ty) of a 16 x 16 grid
+// holding elements (tx + 16a, ty + 16b), a cyclic layout that keeps the
+// shrinking trailing triangle spread over all items. Column k is published
+// through local memory, in two alternating buffers so that one barrier a
+// column suffices; no item reads global memory inside the loop.
 __kernel void sn_potrf(__global const int *task, int t0, __global const long *info, __global double *L, int k0, int ldlt,
 		       __global int *st) {
-	__local double W[NB * NB];
+	__local double ck[2 * NB];
 	const int s = task[4 * (t0 + get_group_id(0))];
 	__global const long *is = info + (long)s * SI;
 	const int first = is[S_FIRST], ns = is[S_NS], F = is[S_F];
 	__global double *blk = L + is[S_L] + (long)k0 * F + k0;
 	const int kb = min(NB, ns - k0);
-	const int lid = get_local_id(0), ls = get_local_size(0);
-	for (int c = 0; c < kb; c++)
-		for (int r = c + lid; r < kb; r += ls)
-			W[c * NB + r] = blk[(long)c * F + r];
-	barrier(CLK_LOCAL_MEM_FENCE);
-	if (!eliminate(W, NB, kb, kb, first + k0, ldlt, st))
-		return;
-	for (int c = 0; c < kb; c++)
-		for (int r = c + lid; r < kb; r += ls)
-			blk[(long)c * F + r] = W[c * NB + r];
+	const int lid = get_local_id(0), tx = lid % 16, ty = lid / 16;
+	double w[4][4];
+	for (int a = 0; a < 4; a++)
+		for (int b = 0; b < 4; b++) {
+			const int r = tx + 16 * a, c = ty + 16 * b;
+			w[a][b] = r < kb && c <= r ? blk[(long)c * F + r] : 0.0;
+		}
+	for (int k = 0; k < kb; k++) {
+		__local double *cur = ck + (k & 1) * NB;
+		const int own = ty == (k & 15), kq = k >> 4;
+		if (own)
+			for (int b = 0; b < 4; b++)
+				if (b == kq)
+					for (int a = 0; a < 4; a++) {
+						const int r = tx + 16 * a;
+						if (r >= k && r < kb)
+							cur[r] = w[a][b];
+					}
+		barrier(CLK_LOCAL_MEM_FENCE);
+		const double d = cur[k];
+		if (!sparse_pivot_ok(d, ldlt)) {
+			if (lid == 0)
+				sparse_bad_pivot(st, first + k0 + k, d);
+			return;
+		}
+		// W(r,c) -= W(r,k) W(c,k) / d for k < c <= r: the same update for
+		// Cholesky (L = W/sqrt d) and LDLT (L = W/d, times d).
+		const double inv = 1.0 / d;
+		for (int a = 0; a < 4; a++) {
+			const int r = tx + 16 * a;
+			if (r > k && r < kb) {
+				const double lr = cur[r] * inv;
+				for (int b = 0; b < 4; b++) {
+					const int c = ty + 16 * b;
+					if (c > k && c <= r)
+						w[a][b] = fma(-lr, cur[c], w[a][b]);
+				}
+			}
+		}
+		if (own) {
+			const double l = ldlt ? d : sqrt(d), sc = ldlt ? inv : 1.0 / l;
+			for (int b = 0; b < 4; b++)
+				if (b == kq)
+					for (int a = 0; a < 4; a++) {
+						const int r = tx + 16 * a;
+						if (r > k)
+							w[a][b] *= sc;
+						else if (r == k)
+							w[a][b] = l;
+					}
+		}
+	}
+	for (int a = 0; a < 4; a++)
+		for (int b = 0; b < 4; b++) {
+			const int r = tx + 16 * a, c = ty + 16 * b;
+			if (r < kb && c <= r)
+				blk[(long)c * F + r] = w[a][b];
+		}
 }
 
 // sn_trsm solves the panel below the diagonal block of block column k0:
 // L21 = A21 L11^-T (LDLT: A21 L11^-T D^-1), TR rows per group, one row per
-// item, the row and L11 in local memory.
+// item held in registers, L11 in local memory (all items read the same
+// element at once: a broadcast). Column by column, so that the updates of
+// one step are independent FMAs rather than one long dependent sum.
 __kernel void sn_trsm(__global const int *task, int t0, __global const long *info, __global double *L, int k0, int ldlt) {
-	__local double X[TR * (NB + 1)];
+	__local double D[NB * NB];
 	const int4 t = vload4(t0 + get_group_id(0), task);
 	__global const long *is = info + (long)t.x * SI;
 	const int ns = is[S_NS], F = is[S_F];
 	__global double *col = L + is[S_L] + (long)k0 * F; // column k0 of the front
-	__global const double *D = col + k0;              // the factored diagonal block, leading dimension F
 	const int kb = min(NB, ns - k0);
 	const int lid = get_local_id(0), ls = get_local_size(0);
-	const int r0 = k0 + kb + t.y * TR, nr = min(TR, F - r0);
-	for (int c = 0; c < kb; c++)
-		for (int r = lid; r < nr; r += ls)
-			X[r * (NB + 1) + c] = col[(long)c * F + r0 + r];
-	barrier(CLK_LOCAL_MEM_FENCE);
-	for (int r = lid; r < nr; r += ls) {
-		__local double *x = X + r * (NB + 1);
-		for (int k = 0; k < kb; k++) {
-			double acc = x[k];
-			for (int j = 0; j < k; j++)
-				acc -= x[j] * D[(long)j * F + k];
-			x[k] = ldlt ? acc : acc / D[(long)k * F + k];
-		}
-		if (ldlt)
-			for (int k = 0; k < kb; k++)
-				x[k] /= D[(long)k * F + k];
+	for (int q = lid; q < NB * NB; q += ls) {
+		const int c = q / NB, r = q % NB;
+		D[q] = c < kb && r < kb && r >= c ? col[(long)c * F + k0 + r] : 0.0;
 	}
+	const int row = k0 + kb + t.y * TR + lid;
+	const int ok = row < F;
+	double x[NB];
+	for (int k = 0; k < NB; k++)
+		x[k] = ok && k < kb ? col[(long)k * F + row] : 0.0;
 	barrier(CLK_LOCAL_MEM_FENCE);
-	for (int c = 0; c < kb; c++)
-		for (int r = lid; r < nr; r += ls)
-			col[(long)c * F + r0 + r] = X[r * (NB + 1) + c];
+#pragma unroll
+	for (int k = 0; k < NB; k++) {
+		if (k < kb) {
+			const double xk = ldlt ? x[k] : x[k] / D[k * NB + k];
+			x[k] = xk;
+#pragma unroll
+			for (int j = k + 1; j < NB; j++)
+				x[j] = fma(-xk, D[k * NB + j], x[j]);
+		}
+	}
+	if (ok)
+		for (int k = 0; k < kb; k++)
+			col[(long)k * F + row] = ldlt ? x[k] / D[k * NB + k] : x[k];
 }
 
 // sn_syrk applies block column k0 to the trailing front: for rows r >= c
@@ -295,6 +382,81 @@ __kernel void sn_unpermute(__global const double *y, __global const int *perm, i
 	}
 }
 
+// The triangles of the solves are copied to local memory (T, SB x SB with a
+// padded leading dimension) before their column-by-column substitution, so
+// that the serial part of a solve reads no global memory: one barrier per
+// column, every item updating its own entries of xl.
+#define TLD (SB + 1)
+
+// tri_fwd solves L11 y = xl in place for the nb x nb diagonal block at Lb
+// (leading dimension ld, nb <= SBL), in sub-blocks of SB: each sub-block's
+// triangle through T, then its contribution to the rest of the block.
+// A unit diagonal (LDLT) is not divided by.
+inline void tri_fwd(__global const double *Lb, int ld, int nb, int unit, __local double *T, __local double *xl) {
+	const int lid = get_local_id(0), ls = get_local_size(0);
+	for (int sb = 0; sb < nb; sb += SB) {
+		const int m = min(SB, nb - sb);
+		__global const double *D = Lb + (long)sb * ld + sb;
+		for (int q = lid; q < m * SB; q += ls) {
+			const int c = q / SB, r = q % SB;
+			if (r < m && r >= c)
+				T[c * TLD + r] = D[(long)c * ld + r];
+		}
+		barrier(CLK_LOCAL_MEM_FENCE);
+		for (int k = 0; k < m; k++) {
+			const double xk = unit ? xl[sb + k] : xl[sb + k] / T[k * TLD + k];
+			for (int i = k + 1 + lid; i < m; i += ls)
+				xl[sb + i] = fma(-T[k * TLD + i], xk, xl[sb + i]);
+			barrier(CLK_LOCAL_MEM_FENCE);
+		}
+		if (!unit)
+			for (int i = lid; i < m; i += ls)
+				xl[sb + i] /= T[i * TLD + i];
+		barrier(CLK_LOCAL_MEM_FENCE);
+		for (int i = sb + m + lid; i < nb; i += ls) {
+			double acc = 0.0;
+			for (int k = 0; k < m; k++)
+				acc = fma(Lb[(long)(sb + k) * ld + i], xl[sb + k], acc);
+			xl[i] -= acc;
+		}
+		barrier(CLK_LOCAL_MEM_FENCE);
+	}
+}
+
+// tri_bwd solves L11ᵀ x = xl in place, the transposed counterpart of
+// tri_fwd: sub-blocks from the last, each first reduced by the solved rows
+// below it, its triangle held transposed in T so that a step reads a row
+// of L11 with unit stride.
+inline void tri_bwd(__global const double *Lb, int ld, int nb, int unit, __local double *T, __local double *xl) {
+	const int lid = get_local_id(0), ls = get_local_size(0);
+	for (int sb = (nb - 1) / SB * SB; sb >= 0; sb -= SB) {
+		const int m = min(SB, nb - sb);
+		for (int k = lid; k < m; k += ls) {
+			double acc = 0.0;
+			for (int i = sb + m; i < nb; i++)
+				acc = fma(Lb[(long)(sb + k) * ld + i], xl[i], acc);
+			xl[sb + k] -= acc;
+		}
+		__global const double *D = Lb + (long)sb * ld + sb;
+		for (int q = lid; q < m * SB; q += ls) {
+			const int c = q / SB, r = q % SB;
+			if (r < m && r >= c)
+				T[r * TLD + c] = D[(long)c * ld + r];
+		}
+		barrier(CLK_LOCAL_MEM_FENCE);
+		for (int k = m - 1; k >= 0; k--) {
+			const double xk = unit ? xl[sb + k] : xl[sb + k] / T[k * TLD + k];
+			for (int i = lid; i < k; i += ls)
+				xl[sb + i] = fma(-T[k * TLD + i], xk, xl[sb + i]);
+			barrier(CLK_LOCAL_MEM_FENCE);
+		}
+		if (!unit)
+			for (int i = lid; i < m; i += ls)
+				xl[sb + i] /= T[i * TLD + i];
+		barrier(CLK_LOCAL_MEM_FENCE);
+	}
+}
+
 // sn_forward is one level of L y = b, leaves first, one group per
 // supernode: gather the children's update vectors (extend-add), solve with
 // the diagonal block in blocks of SB columns (the block's triangle in local
@@ -305,6 +467,7 @@ __kernel void sn_forward(__global const int *task, int t0, __global const long *
 			 __global const int *childList, __global const int *rel, __global const double *L, __global double *x,
 			 __global double *V, int n, int ldv, int nrhs, int ldlt, int gather_only) {
 	__local double xl[SB];
+	__local double T[SB * TLD];
 	const int s = task[4 * (t0 + get_group_id(0))];
 	__global const long *is = info + (long)s * SI;
 	const int first = is[S_FIRST], ns = is[S_NS], F = is[S_F], m = F - ns;
@@ -339,16 +502,7 @@ __kernel void sn_forward(__global const int *task, int t0, __global const long *
 			for (int k = lid; k < nb; k += ls)
 				xl[k] = xs[jb + k];
 			barrier(CLK_LOCAL_MEM_FENCE);
-			for (int k = 0; k < nb; k++) {
-				__global const double *lk = Ls + (long)(jb + k) * F + jb;
-				const double xk = ldlt ? xl[k] : xl[k] / lk[k];
-				for (int i = k + 1 + lid; i < nb; i += ls)
-					xl[i] -= lk[i] * xk;
-				barrier(CLK_LOCAL_MEM_FENCE);
-				if (lid == 0)
-					xl[k] = xk;
-				barrier(CLK_LOCAL_MEM_FENCE);
-			}
+			tri_fwd(Ls + (long)jb * F + jb, F, nb, ldlt, T, xl);
 			for (int k = lid; k < nb; k += ls)
 				xs[jb + k] = xl[k];
 			// The rows below the block: the rest of the diagonal block,
@@ -380,6 +534,7 @@ __kernel void sn_backward(__global const int *task, int t0, __global const long 
 			  __global const double *L, __global double *x, int n, int nrhs, int ldlt) {
 	__local double xl[SB];
 	__local double part[SOLVE_WG];
+	__local double T[SB * TLD];
 	const int s = task[4 * (t0 + get_group_id(0))];
 	__global const long *is = info + (long)s * SI;
 	const int first = is[S_FIRST], ns = is[S_NS], F = is[S_F];
@@ -408,15 +563,7 @@ __kernel void sn_backward(__global const int *task, int t0, __global const long 
 				xl[lid] = sum;
 			}
 			barrier(CLK_LOCAL_MEM_FENCE);
-			for (int k = nb - 1; k >= 0; k--) {
-				const double xk = ldlt ? xl[k] : xl[k] / Ls[(long)(jb + k) * F + jb + k];
-				for (int i = lid; i < k; i += SOLVE_WG)
-					xl[i] -= Ls[(long)(jb + i) * F + jb + k] * xk;
-				barrier(CLK_LOCAL_MEM_FENCE);
-				if (lid == 0)
-					xl[k] = xk;
-				barrier(CLK_LOCAL_MEM_FENCE);
-			}
+			tri_bwd(Ls + (long)jb * F + jb, F, nb, ldlt, T, xl);
 			if (lid < nb)
 				xs[jb + lid] = xl[lid];
 			barrier(CLK_GLOBAL_MEM_FENCE);
@@ -434,6 +581,7 @@ __kernel void sn_backward(__global const int *task, int t0, __global const long 
 __kernel void sn_ftrsv(__global const int *task, int t0, __global const long *info, __global const double *L, __global double *x,
 		       int n, int rh, int jb, int ldlt) {
 	__local double xl[SBL];
+	__local double T[SB * TLD];
 	const int s = task[4 * (t0 + get_group_id(0))];
 	__global const long *is = info + (long)s * SI;
 	const int first = is[S_FIRST], ns = is[S_NS], F = is[S_F];
@@ -444,16 +592,7 @@ __kernel void sn_ftrsv(__global const int *task, int t0, __global const long *in
 	for (int k = lid; k < nb; k += ls)
 		xl[k] = xs[jb + k];
 	barrier(CLK_LOCAL_MEM_FENCE);
-	for (int k = 0; k < nb; k++) {
-		__global const double *lk = Ls + (long)(jb + k) * F + jb;
-		const double xk = ldlt ? xl[k] : xl[k] / lk[k];
-		for (int i = k + 1 + lid; i < nb; i += ls)
-			xl[i] -= lk[i] * xk;
-		barrier(CLK_LOCAL_MEM_FENCE);
-		if (lid == 0)
-			xl[k] = xk;
-		barrier(CLK_LOCAL_MEM_FENCE);
-	}
+	tri_fwd(Ls + (long)jb * F + jb, F, nb, ldlt, T, xl);
 	for (int k = lid; k < nb; k += ls)
 		xs[jb + k] = xl[k];
 }
@@ -541,6 +680,7 @@ __kernel void sn_bgemv(__global const int *task, int t0, __global const long *in
 __kernel void sn_btrsv(__global const int *task, int t0, __global const long *info, __global const double *L, __global double *x,
 		       int n, int rh, int jb, int ldlt, __global const double *part, long partOff) {
 	__local double xl[SBL];
+	__local double T[SB * TLD];
 	const int4 t = vload4(t0 + get_group_id(0), task);
 	__global const long *is = info + (long)t.x * SI;
 	const int first = is[S_FIRST], ns = is[S_NS], F = is[S_F];
@@ -555,15 +695,7 @@ __kernel void sn_btrsv(__global const int *task, int t0, __global const long *in
 		xl[k] = v;
 	}
 	barrier(CLK_LOCAL_MEM_FENCE);
-	for (int k = nb - 1; k >= 0; k--) {
-		const double xk = ldlt ? xl[k] : xl[k] / Ls[(long)(jb + k) * F + jb + k];
-		for (int i = lid; i < k; i += ls)
-			xl[i] -= Ls[(long)(jb + i) * F + jb + k] * xk;
-		barrier(CLK_LOCAL_MEM_FENCE);
-		if (lid == 0)
-			xl[k] = xk;
-		barrier(CLK_LOCAL_MEM_FENCE);
-	}
+	tri_bwd(Ls + (long)jb * F + jb, F, nb, ldlt, T, xl);
 	for (int k = lid; k < nb; k += ls)
 		xs[jb + k] = xl[k];
 }

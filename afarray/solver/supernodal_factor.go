@@ -430,6 +430,9 @@ type snFactor struct {
 	// before the first step (it brings those update matrices in).
 	keepU   bool
 	prepare func() error
+	// solveProf times the solve's steps under OCLSOLVE_SN_PROFILE (nil:
+	// not timed).
+	solveProf *snProfile
 }
 
 // SupernodalStats describes a supernodal factorization and its last solve.
@@ -514,10 +517,6 @@ func (f *snFactor) factorize(a *afarray.CSC, ordering sparse.Ordering) error {
 		return fmt.Errorf("solver: %s symbolic analysis: %w", f.name(), err)
 	}
 	sym.Ordering = used
-	amap, err := sym.MapEntries(h)
-	if err != nil {
-		return fmt.Errorf("solver: %s symbolic analysis: %w", f.name(), err)
-	}
 	f.dev = a.Elements.Device()
 	if err := snCheckSize(sym, f.dev); err != nil {
 		return fmt.Errorf("solver: %s: %w", f.name(), err)
@@ -530,7 +529,7 @@ func (f *snFactor) factorize(a *afarray.CSC, ordering sparse.Ordering) error {
 	if f.prog, err = snProgram(f.dev); err != nil {
 		return err
 	}
-	if err := f.run(a, amap); err != nil {
+	if err := f.run(a, nil); err != nil {
 		f.release()
 		return err
 	}
@@ -540,7 +539,10 @@ func (f *snFactor) factorize(a *afarray.CSC, ordering sparse.Ordering) error {
 
 func (f *snFactor) kernel(name string) (*kernels.Kernel, error) { return f.prog.Kernel(name) }
 
-// run uploads the structure and runs the numeric factorization.
+// run uploads the structure and runs the numeric factorization. A's
+// entries go to their places in the fronts by amap (a position in L for
+// each element of a.Elements) when it is given, else the device finds them
+// from a's CSC structure.
 func (f *snFactor) run(a *afarray.CSC, amap []int64) error {
 	var err error
 	sym, sc := f.sym, f.sched
@@ -580,11 +582,6 @@ func (f *snFactor) run(a *afarray.CSC, amap []int64) error {
 	if f.perm, err = f.upload(perm32, int64(4*f.n)); err != nil {
 		return err
 	}
-	mapBuf, err := f.upload(amap, int64(8*len(amap)))
-	if err != nil {
-		return err
-	}
-	defer mapBuf.Release()
 	elmA, err := a.Elements.DeviceBuffer()
 	if err != nil {
 		return err
@@ -598,11 +595,7 @@ func (f *snFactor) run(a *afarray.CSC, amap []int64) error {
 	if err := f.L.Fill(make([]byte, 8), 0, 8*max(stored, 1)); err != nil {
 		return err
 	}
-	kScatter, err := f.kernel("sn_scatter")
-	if err != nil {
-		return err
-	}
-	if err := kScatter.Launch([]int{snGroups(f.nnzA, 256) * 256}, []int{256}, elmA, mapBuf, f.nnzA, f.L); err != nil {
+	if err := f.scatter(a, elmA, amap); err != nil {
 		return err
 	}
 	if f.prepare != nil {
@@ -627,9 +620,11 @@ func (f *snFactor) run(a *afarray.CSC, amap []int64) error {
 	}
 	// OCLSOLVE_SN_PROFILE=1 waits after every step to time each kind of
 	// step (for benchmarks only: it costs a wait per launch).
-	profile := os.Getenv("OCLSOLVE_SN_PROFILE") != ""
-	var kindTime [snSyrk + 1]time.Duration
-	var kindLaunch [snSyrk + 1]int
+	prof := snNewProfile(f.dev, os.Getenv("OCLSOLVE_SN_PROFILE") != "")
+	if err := prof.add("setup", start); err != nil {
+		return err
+	}
+	kindNames := []string{"fill", "assemble", "small", "potrf", "trsm", "syrk"}
 	prog := newSnProgress(trackerOf(f.dev), sym, sc)
 	for i, st := range sc.steps {
 		prog.at(i)
@@ -652,12 +647,8 @@ func (f *snFactor) run(a *afarray.CSC, amap []int64) error {
 		if err != nil {
 			return err
 		}
-		if profile {
-			if err := f.dev.Finish(); err != nil {
-				return err
-			}
-			kindTime[st.kind] += time.Since(tk)
-			kindLaunch[st.kind]++
+		if err := prof.add(kindNames[st.kind], tk); err != nil {
+			return err
 		}
 	}
 	prog.at(len(sc.steps))
@@ -673,12 +664,7 @@ func (f *snFactor) run(a *afarray.CSC, amap []int64) error {
 	for _, b := range []*kernels.Buffer{f.L, f.U, f.info, f.childPtr, f.childList, f.rel, f.rows, f.tasks, f.perm} {
 		f.stats.DeviceBytes += b.Size()
 	}
-	if profile {
-		f.stats.Profile = map[string]string{}
-		for kind, name := range []string{"fill", "assemble", "small", "potrf", "trsm", "syrk"} {
-			f.stats.Profile[name] = fmt.Sprintf("%v/%d", kindTime[kind], kindLaunch[kind])
-		}
-	}
+	prof.into(&f.stats.Profile, "")
 	// Columns are reported in the caller's numbering.
 	if c := st[stPivot]; c != stNone && int(c) < f.n {
 		st[stPivot] = int32(sym.Perm[c])
@@ -696,6 +682,54 @@ func (f *snFactor) run(a *afarray.CSC, amap []int64) error {
 	}
 	f.ok = true
 	return nil
+}
+
+// scatter places A's entries in the zeroed fronts: by amap when given,
+// else on the device from A's CSC structure (sn_scatter) and, per column,
+// its new number and the supernode of each new column, so that 8n bytes
+// cross the bus instead of a position for every entry.
+func (f *snFactor) scatter(a *afarray.CSC, elmA *kernels.Buffer, amap []int64) error {
+	glob, loc := []int{snGroups(f.nnzA, 256) * 256}, []int{256}
+	if amap != nil {
+		mapBuf, err := f.upload(amap, int64(8*len(amap)))
+		if err != nil {
+			return err
+		}
+		defer mapBuf.Release()
+		k, err := f.kernel("sn_scatter_map")
+		if err != nil {
+			return err
+		}
+		return k.Launch(glob, loc, elmA, mapBuf, f.nnzA, f.L)
+	}
+	sym := f.sym
+	place := make([]int32, 2*f.n)
+	for i, p := range sym.Perm {
+		place[p] = int32(i)
+	}
+	for k := 0; k < sym.NS; k++ {
+		for j := sym.Super[k]; j < sym.Super[k+1]; j++ {
+			place[f.n+j] = int32(k)
+		}
+	}
+	placeBuf, err := f.upload(place, int64(4*len(place)))
+	if err != nil {
+		return err
+	}
+	defer placeBuf.Release()
+	diagA, err := a.DiagPos.DeviceBuffer()
+	if err != nil {
+		return err
+	}
+	rowA, err := a.RowIdx.DeviceBuffer()
+	if err != nil {
+		return err
+	}
+	k, err := f.kernel("sn_scatter")
+	if err != nil {
+		return err
+	}
+	return k.Launch(glob, loc, elmA, diagA, rowA, f.n, f.nnzA, placeBuf, f.info, f.rows, f.L)
 }
 
 // snColumnOf returns the original column whose storage holds position p of L.
@@ -762,6 +796,12 @@ func (f *snFactor) solveTo(dst, b *afarray.Array) error {
 	if err := kp.Launch([]int{g}, []int{256}, bb, f.perm, f.n, nrhs, f.y); err != nil {
 		return err
 	}
+	// OCLSOLVE_SN_PROFILE times each kind of solve step too, waiting
+	// after each (benchmarks only), into Profile's "solve ..." entries.
+	f.solveProf = nil
+	if os.Getenv("OCLSOLVE_SN_PROFILE") != "" {
+		f.solveProf = snNewProfile(f.dev, true)
+	}
 	if err := f.forwardSteps(nrhs); err != nil {
 		return err
 	}
@@ -780,6 +820,7 @@ func (f *snFactor) solveTo(dst, b *afarray.Array) error {
 	}
 	f.stats.Solves++
 	f.stats.SolveTime, f.stats.SolveLaunches = time.Since(start), f.dev.Launches()-launches
+	f.solveProf.into(&f.stats.Profile, "solve ")
 	return solveError(st)
 }
 
@@ -834,7 +875,9 @@ func (f *snFactor) forwardSteps(nrhs int) error {
 		ldlt = 1
 	}
 	ldv := int(f.sched.vLen)
+	names := []string{"fwd small", "fwd gather", "fwd trsv", "fwd gemv", "fwd diag"}
 	for _, st := range f.sched.fwd {
+		tk := time.Now()
 		glob, t0 := []int{int(st.count) * snSolveWG}, int(st.t0)
 		loc := []int{snSolveWG}
 		switch st.kind {
@@ -861,6 +904,9 @@ func (f *snFactor) forwardSteps(nrhs int) error {
 		if err != nil {
 			return err
 		}
+		if err := f.solveProf.add(names[st.kind-snFwdSmall], tk); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -875,7 +921,9 @@ func (f *snFactor) backwardSteps(nrhs int) error {
 	if f.ldlt {
 		ldlt = 1
 	}
+	names := []string{"bwd small", "bwd gemv", "bwd trsv"}
 	for _, st := range f.sched.bwd {
+		tk := time.Now()
 		glob, t0 := []int{int(st.count) * snSolveWG}, int(st.t0)
 		loc := []int{snSolveWG}
 		switch st.kind {
@@ -893,6 +941,9 @@ func (f *snFactor) backwardSteps(nrhs int) error {
 			}
 		}
 		if err != nil {
+			return err
+		}
+		if err := f.solveProf.add(names[st.kind-snBwdSmall], tk); err != nil {
 			return err
 		}
 	}
@@ -947,4 +998,44 @@ func (f *snFactor) release() {
 		}
 	}
 	*f = snFactor{ldlt: f.ldlt}
+}
+
+// snProfile accumulates time and launches per kind of step, waiting for
+// the device after each step (OCLSOLVE_SN_PROFILE: benchmarks only, since
+// the waits cost what they measure). A nil or disabled one does nothing.
+type snProfile struct {
+	dev  *kernels.Device
+	on   bool
+	time map[string]time.Duration
+	n    map[string]int
+}
+
+func snNewProfile(dev *kernels.Device, on bool) *snProfile {
+	return &snProfile{dev: dev, on: on, time: map[string]time.Duration{}, n: map[string]int{}}
+}
+
+// add waits for the device and charges the time since t0 to kind.
+func (p *snProfile) add(kind string, t0 time.Time) error {
+	if p == nil || !p.on {
+		return nil
+	}
+	if err := p.dev.Finish(); err != nil {
+		return err
+	}
+	p.time[kind] += time.Since(t0)
+	p.n[kind]++
+	return nil
+}
+
+// into writes "prefix kind" -> "time/launches" entries into *m.
+func (p *snProfile) into(m *map[string]string, prefix string) {
+	if p == nil || !p.on {
+		return
+	}
+	if *m == nil {
+		*m = map[string]string{}
+	}
+	for k, t := range p.time {
+		(*m)[prefix+k] = fmt.Sprintf("%v/%d", t, p.n[k])
+	}
 }

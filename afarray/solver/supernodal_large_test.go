@@ -106,6 +106,17 @@ func TestSupernodalLarge(t *testing.T) {
 			}
 			be := sparseBackwardError(t, c, sparseHost(t, x), b)
 			x.Release()
+			if os.Getenv("OCLSOLVE_SN_PROFILE_TOO") != "" && !fast {
+				// One more solve, waiting after every step.
+				os.Setenv("OCLSOLVE_SN_PROFILE", "1")
+				y, err := f.Solve(bv)
+				os.Unsetenv("OCLSOLVE_SN_PROFILE")
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				y.Release()
+				st.Profile = f.SupernodalStats().Profile
+			}
 			st.SolveLaunches = f.SupernodalStats().SolveLaunches
 			out, _ := json.Marshal(map[string]any{
 				"system": name, "method": sksMethod(ldlt), "device": dev.Name(), "n": c.Rows, "ordering": st.Ordering,

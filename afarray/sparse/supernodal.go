@@ -79,7 +79,8 @@ func analyzeWithOrder(a *CSC, perm0 []int, used Ordering) (*Supernodal, error) {
 	if err != nil {
 		return nil, err
 	}
-	parent0, post, counts0 := graphCounts(graphOfCSC(a), perm0, inv0)
+	g := graphOfCSC(a)
+	parent0, post, counts0 := graphCounts(g, perm0, inv0)
 	ipost := make([]int, n)
 	for k, j := range post {
 		ipost[j] = k
@@ -98,14 +99,12 @@ func analyzeWithOrder(a *CSC, perm0 []int, used Ordering) (*Supernodal, error) {
 		s.NNZL += int64(c)
 		s.Flops += float64(c) * float64(c)
 	}
-	b, err := a.Permute(s.Perm)
+	inv, err := InversePermutation(s.Perm)
 	if err != nil {
 		return nil, err
 	}
 	s.amalgamate()
-	if err := s.structure(b); err != nil {
-		return nil, err
-	}
+	s.structure(g, inv)
 	return s, nil
 }
 
@@ -201,9 +200,12 @@ func (s *Supernodal) amalgamate() {
 }
 
 // structure computes the supernodes' rows, the assembly tree, its levels,
-// the relative indices and the block offsets of L, from the permuted
-// matrix b.
-func (s *Supernodal) structure(b *CSC) error {
+// the relative indices and the block offsets of L, from the graph g of the
+// matrix in its own numbering and inv, the inverse of Perm: the rows of
+// column j of the permuted matrix below the diagonal are the neighbours u
+// of vertex Perm[j] with inv[u] > j, so no permuted copy of the matrix
+// (values and all) is built.
+func (s *Supernodal) structure(g *graph, inv []int) {
 	n, NS := s.N, s.NS
 	colSuper := make([]int32, n)
 	for k := 0; k < NS; k++ {
@@ -233,9 +235,9 @@ func (s *Supernodal) structure(b *CSC) error {
 			}
 		}
 		for j := f0; j < f1; j++ {
-			rs, _ := b.ColRows(j)
-			for _, r := range rs {
-				add(r)
+			v := s.Perm[j]
+			for _, u := range g.adj[g.ptr[v]:g.ptr[v+1]] {
+				add(int32(inv[u]))
 			}
 		}
 		for c := childHead[k]; c >= 0; c = childNext[c] {
@@ -293,7 +295,6 @@ func (s *Supernodal) structure(b *CSC) error {
 		F, ns := s.RowPtr[k+1]-s.RowPtr[k], int64(s.Super[k+1]-s.Super[k])
 		s.LPtr[k+1] = s.LPtr[k] + F*ns
 	}
-	return nil
 }
 
 // Front returns supernode k's first column, its number of columns and its
