@@ -1,9 +1,11 @@
 package solver
 
 import (
+	_ "embed"
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"time"
 
@@ -23,6 +25,32 @@ import (
 // the subtrees on every device at once, their update vectors to the top,
 // the top's forward and backward solves, the top's solution back to every
 // device, and the backward solves of the subtrees at once.
+
+//go:embed supernodal_multi.cl
+var supernodalMultiSource string
+
+var snMultiProgram = &kernels.ProgramSet{NeedFP64: true, Sources: []kernels.Source{{Name: "supernodal_multi.cl", Text: supernodalMultiSource}}}
+
+// snPackLocal is the work-group size of sn_pack.
+const snPackLocal = 256
+
+// snPacked is the packed length of an m x m update matrix's lower triangle.
+func snPacked(m int) int64 { return int64(m) * int64(m+1) / 2 }
+
+// snPackLaunch packs (or unpacks) the update matrix at element off of U
+// through P on U's device.
+func snPackLaunch(U *kernels.Buffer, off int64, m int, P *kernels.Buffer, unpack int) error {
+	prog, err := snMultiProgram.On(U.Device())
+	if err != nil {
+		return err
+	}
+	k, err := prog.Kernel("sn_pack")
+	if err != nil {
+		return err
+	}
+	local := pow2Below(min(snPackLocal, k.MaxWorkGroupSize()))
+	return k.Launch([]int{min(m, 4096) * local}, []int{local}, U, off, m, P, unpack)
+}
 
 func init() {
 	registerMulti(MethodCholesky, FormatSupernodal, Fast, func(a *sparse.COO, b []float64, devs []*kernels.Device, o Options) ([]float64, *CGResult, *MultiStats, error) {
@@ -120,8 +148,16 @@ const (
 // phantom dst of the top, m rows.
 type snSend struct {
 	dev, src, dst, m int
-	host             []float64 // the matrix on the host, for dev > 0
+	// For dev > 0: the packed matrix on the host, read in chunks; chunks
+	// delivers the length read so far after each, then closes.
+	host   []float64
+	chunks chan int
 }
+
+// snChunk is the doubles of each piece of an update matrix's way through
+// the host: the write to the first device of one piece overlaps the read
+// of the next from its device.
+const snChunk = 4 << 20
 
 // snMulti is the state of SupernodalCholeskyMulti and SupernodalLDLTMulti.
 type snMulti struct {
@@ -222,7 +258,11 @@ type snPartInput struct {
 // until run uploads them).
 func (m *snMulti) plan(a *sparse.CSC, amap []int64) error {
 	g, ndev := m.g, len(m.devs)
-	owner, _, _ := splitTree(g, ndev)
+	gpu := true
+	for _, d := range m.devs {
+		gpu = gpu && !strings.Contains(d.Info().Type, "CPU")
+	}
+	owner, _, _ := splitTree(g, ndev, snXferFlops(gpu))
 	nodes := make([][]int, ndev)
 	var topNodes []int
 	for k := 0; k < g.NS; k++ {
@@ -278,35 +318,58 @@ func (m *snMulti) plan(a *sparse.CSC, amap []int64) error {
 		sc.uLen, sc.vLen = uOff, vOff
 	}
 	// A's entries by part: entry (r, j) of a lies in column min(r', j') of
-	// the postordered factor.
+	// the postordered factor, whose supernode's block sits at the same
+	// offset in its part's L as in the whole L, shifted by delta.
 	inv, err := sparse.InversePermutation(g.Perm)
 	if err != nil {
 		return err
 	}
-	colSuper := make([]int32, g.N)
+	part := make([]int32, g.NS)
+	delta := make([]int64, g.NS)
+	for k := 0; k < g.NS; k++ {
+		p, l := ndev, m.topLoc
+		if o := owner[k]; o >= 0 {
+			p, l = o, m.subLoc[o]
+		}
+		part[k], delta[k] = int32(p), l.sym.LPtr[l.index[k]]-g.LPtr[k]
+	}
+	colPart := make([]int32, g.N) // the supernode of each column
 	for k := 0; k < g.NS; k++ {
 		for j := g.Super[k]; j < g.Super[k+1]; j++ {
-			colSuper[j] = int32(k)
+			colPart[j] = int32(k)
 		}
 	}
-	m.inputs = make([]snPartInput, ndev+1) // the top last
+	entry := func(e, j int, r int32) (k int32) {
+		c := inv[j]
+		if e != int(a.DiagPos[j]) {
+			c = min(c, inv[r])
+		}
+		return colPart[c]
+	}
+	count := make([]int, ndev+1)
 	for j := 0; j < a.N; j++ {
 		d := int(a.DiagPos[j])
 		rows, _ := a.ColRows(j)
-		for q := -1; q < len(rows); q++ {
-			c := inv[j]
-			if q >= 0 {
-				c = min(c, inv[rows[q]])
-			}
-			k := int(colSuper[c])
-			p, l := ndev, m.topLoc
-			if o := owner[k]; o >= 0 {
-				p, l = o, m.subLoc[o]
-			}
-			e := d + 1 + q
-			in := &m.inputs[p]
-			in.vals = append(in.vals, a.Elements[e])
-			in.pos = append(in.pos, amap[e]-g.LPtr[k]+l.sym.LPtr[l.index[k]])
+		count[part[entry(d, j, 0)]]++
+		for q, r := range rows {
+			count[part[entry(d+1+q, j, r)]]++
+		}
+	}
+	m.inputs = make([]snPartInput, ndev+1) // the top last
+	for p := range m.inputs {
+		m.inputs[p] = snPartInput{vals: make([]float64, 0, count[p]), pos: make([]int64, 0, count[p])}
+	}
+	add := func(e int, k int32) {
+		in := &m.inputs[part[k]]
+		in.vals = append(in.vals, a.Elements[e])
+		in.pos = append(in.pos, amap[e]+delta[k])
+	}
+	for j := 0; j < a.N; j++ {
+		d := int(a.DiagPos[j])
+		rows, _ := a.ColRows(j)
+		add(d, entry(d, j, 0))
+		for q, r := range rows {
+			add(d+1+q, entry(d+1+q, j, r))
 		}
 	}
 	return nil
@@ -351,6 +414,16 @@ func (m *snMulti) run() error {
 	var waitTime, recvTime time.Duration
 	runSub := func(d int) error {
 		defer func() { subTime[d] = time.Since(start) }()
+		if d > 0 {
+			// Whatever happens, the top stops waiting for this device.
+			defer func() {
+				for i := range m.sends {
+					if s := &m.sends[i]; s.dev == d {
+						close(s.chunks)
+					}
+				}
+			}()
+		}
 		f := m.subs[d]
 		if f == nil {
 			return nil
@@ -366,21 +439,17 @@ func (m *snMulti) run() error {
 		if d == 0 {
 			return nil
 		}
-		for i := range m.sends {
-			s := &m.sends[i]
-			if s.dev != d {
-				continue
-			}
-			s.host = make([]float64, s.m*s.m)
-			if err := f.U.Read(8*f.sched.info[snSI*s.src+snInfoU], s.host); err != nil {
-				return err
-			}
-		}
+		err := m.sendAll(d)
 		if f.U != nil {
 			f.U.Release()
 			f.U = nil
 		}
-		return nil
+		return err
+	}
+	for i := range m.sends {
+		if s := &m.sends[i]; s.dev > 0 {
+			s.chunks = make(chan int, 1+int(snPacked(s.m)/snChunk))
+		}
 	}
 	for d := 1; d < ndev; d++ {
 		others.Add(1)
@@ -392,15 +461,15 @@ func (m *snMulti) run() error {
 	if errs[0] = runSub(0); errs[0] == nil && m.top != nil {
 		m.top.prepare = func() error {
 			t := time.Now()
+			err := m.receive(&waitTime)
+			recvTime = time.Since(t) - waitTime
 			others.Wait()
-			waitTime = time.Since(t)
 			for _, e := range errs[1:ndev] {
 				if e != nil {
 					return errTopSkipped
 				}
 			}
-			defer func() { recvTime = time.Since(t) - waitTime }()
-			return m.receive()
+			return err
 		}
 		errs[ndev] = m.runPart(m.top, &m.inputs[ndev])
 	}
@@ -472,25 +541,87 @@ func (m *snMulti) runPart(f *snFactor, in *snPartInput) error {
 	return f.run(&afarray.CSC{Elements: arr}, in.pos)
 }
 
-// receive brings the subtrees' update matrices into the top's phantoms:
-// a device-side copy from the first device's own subtrees, a staged write
-// of what the other devices sent.
-func (m *snMulti) receive() error {
+// sendAll packs device d's update matrices for the top and reads them to
+// the host piece by piece, announcing each piece.
+func (m *snMulti) sendAll(d int) error {
+	f := m.subs[d]
+	for i := range m.sends {
+		s := &m.sends[i]
+		if s.dev != d {
+			continue
+		}
+		n := snPacked(s.m)
+		P, err := f.dev.Alloc(8 * n)
+		if err != nil {
+			return err
+		}
+		err = snPackLaunch(f.U, f.sched.info[snSI*s.src+snInfoU], s.m, P, 0)
+		s.host = make([]float64, n)
+		for at := int64(0); err == nil && at < n; at += snChunk {
+			c := min(snChunk, n-at)
+			if err = P.Read(8*at, s.host[at:at+c]); err == nil {
+				s.chunks <- int(at + c)
+			}
+		}
+		P.Release()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// receive brings the subtrees' update matrices into the top's phantoms: a
+// device-side copy from the first device's own subtrees; the other
+// devices' packed matrices written piece by piece as they arrive (through
+// the pinned staging buffers) and unpacked. It adds the time spent waiting
+// for pieces to wait, and stops at the first device that fails (a closed
+// channel before the end).
+func (m *snMulti) receive(wait *time.Duration) error {
 	top := m.top
 	for i := range m.sends {
 		s := &m.sends[i]
-		dst := 8 * top.sched.info[snSI*s.dst+snInfoU]
+		dst := top.sched.info[snSI*s.dst+snInfoU]
 		if s.dev == 0 {
 			src := m.subs[0]
-			if err := src.U.CopyTo(top.U, 8*src.sched.info[snSI*s.src+snInfoU], dst, int64(8*s.m*s.m)); err != nil {
+			if err := src.U.CopyTo(top.U, 8*src.sched.info[snSI*s.src+snInfoU], 8*dst, int64(8*s.m*s.m)); err != nil {
 				return err
 			}
+		}
+	}
+	for i := range m.sends {
+		s := &m.sends[i]
+		if s.dev == 0 {
 			continue
 		}
-		if err := top.U.Write(dst, s.host); err != nil {
+		n := snPacked(s.m)
+		P, err := top.dev.Alloc(8 * n)
+		if err != nil {
 			return err
 		}
+		at := int64(0)
+		for err == nil && at < n {
+			t := time.Now()
+			end, ok := <-s.chunks
+			*wait += time.Since(t)
+			if !ok {
+				break
+			}
+			err = P.Write(8*at, s.host[at:end])
+			at = int64(end)
+		}
+		if err == nil && at == n {
+			err = snPackLaunch(top.U, top.sched.info[snSI*s.dst+snInfoU], s.m, P, 1)
+		}
+		// Release waits for nothing: OpenCL frees P once the unpack has run.
+		P.Release()
 		s.host = nil
+		if err != nil {
+			return err
+		}
+		if at < n {
+			return errTopSkipped
+		}
 	}
 	return nil
 }

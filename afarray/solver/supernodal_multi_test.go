@@ -253,7 +253,7 @@ func TestSplitTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	for ndev := 1; ndev <= 4; ndev++ {
-		owner, load, top := splitTree(g, ndev)
+		owner, load, top := splitTree(g, ndev, 0)
 		total := top
 		for _, l := range load {
 			total += l
@@ -281,5 +281,13 @@ func TestSplitTree(t *testing.T) {
 			t.Errorf("two devices: loads %v top %g of %g", load, top, w)
 		}
 		t.Logf("%d devices: loads %v, top %.3g of %.3g", ndev, load, top, w)
+	}
+	// When moving an update matrix costs more than any factorization, no
+	// tree is cut (whole trees of a forest may still go anywhere).
+	owner, _, top := splitTree(g, 2, 1e15)
+	for k, o := range owner {
+		if p := g.SParent[k]; top != 0 || p >= 0 && owner[p] != o {
+			t.Fatalf("costly moves: supernode %d on %d, top %g", k, o, top)
+		}
 	}
 }
