@@ -258,9 +258,73 @@ func methodNames() string {
 	return strings.Join(names, "|")
 }
 
+// solveFlags are the parsed command line of `oclsolve solve`: the options
+// the methods read, and what runSolve itself uses.
+type solveFlags struct {
+	o                 solveOptions
+	devices, rhs, ref string
+	outPath           string
+	asJSON, rhsSet    bool
+	posArgs           []string // A and optionally b
+}
+
+// runSolve is `oclsolve solve`: parse, pick the engine and method, load
+// the system while the devices come up, solve, measure, report.
 func runSolve(args []string) error {
+	f, err := parseSolveFlags(args)
+	if err != nil {
+		return err
+	}
+	o := &f.o
+	switch o.Engine {
+	case engineOpenCL:
+		if o.PC != "" || o.PETScOptions != "" {
+			return fmt.Errorf("%w: --pc and --petsc-options need --engine petsc", errUsage)
+		}
+	case enginePETSc:
+		if err := checkPETScFlags(o); err != nil {
+			return err
+		}
+		return solvePETSc(f.posArgs, o, f.rhs, f.rhsSet, f.ref, f.outPath, f.asJSON)
+	default:
+		return fmt.Errorf("%w: --engine opencl|petsc, not %q", errUsage, o.Engine)
+	}
+	m, err := resolveSolveMethod(o)
+	if err != nil {
+		return err
+	}
+	p, devs, read, err := loadOnDevices(f)
+	if err != nil {
+		return err
+	}
+	launches := deviceLaunches(devs)
+	out, err := runSolveMethod(m, p, o, f.asJSON, read)
+	if err != nil {
+		return err
+	}
+	rep := solveReportOf(p, o, m, out, devs, launches)
+	// The answer is checked before it is reported as one: the report is
+	// printed either way, the exit status tells whether to trust it.
+	failure := answerFailure(rep, out, m, o)
+	if failure != nil {
+		rep.Error = failure.Error()
+	} else if f.outPath != "" {
+		// Only an answer that passed the checks is written.
+		if err := writeSolution(f.outPath, out.X); err != nil {
+			return err
+		}
+	}
+	if err := emitSolveReport(rep, f); err != nil {
+		return err
+	}
+	return failure
+}
+
+// parseSolveFlags reads the command line.
+func parseSolveFlags(args []string) (*solveFlags, error) {
 	fs := newFlagSet("solve")
-	var o solveOptions
+	f := &solveFlags{}
+	o := &f.o
 	fs.StringVar(&o.Method, "method", "cholesky", "solution method: "+methodNames())
 	fs.StringVar(&o.Format, "format", "", "storage format (default or auto: the method's first)")
 	fs.StringVar(&o.Variant, "variant", "", "implementation variant (default: the method's first)")
@@ -270,40 +334,33 @@ func runSolve(args []string) error {
 	fs.BoolVar(&o.Jacobi, "jacobi", false, "CG: Jacobi (diagonal) preconditioning")
 	fs.BoolVar(&o.Symmetric, "symmetric", false, "A stores one triangle of a symmetric matrix (a .npz of scipy.sparse.tril, a general Matrix Market file of one triangle); without it such a file is the triangular matrix it stores")
 	fs.StringVar(&o.Build, "build", "auto", "where CSC and SKS are built: auto (on a GPU from the uploaded entries, on the host for a CPU device), host or device")
-	devices := fs.String("devices", "", devicesHelp)
-	rhs := fs.String("rhs", "ones", "right-hand side when no b file is given: ones or random")
-	ref := fs.String("ref", "", "reference solution (Matrix Market vector or OpenFEM .def) to compare with")
+	fs.StringVar(&f.devices, "devices", "", devicesHelp)
+	fs.StringVar(&f.rhs, "rhs", "ones", "right-hand side when no b file is given: ones or random")
+	fs.StringVar(&f.ref, "ref", "", "reference solution (Matrix Market vector or OpenFEM .def) to compare with")
 	fs.Uint64Var(&o.Seed, "seed", 1, "seed for random right-hand sides and matrices")
-	asJSON := fs.Bool("json", false, "print one JSON object")
+	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object")
 	fs.StringVar(&o.Engine, "engine", engineOpenCL, "opencl (the device solvers) or petsc (MUMPS, GAMG, ... under mpiexec; bin/oclsolve-petsc)")
 	fs.StringVar(&o.PC, "pc", "", "petsc: preconditioner of cg (gamg, the default, or any PETSc PC type); mumps for cholesky and ldlt")
 	fs.StringVar(&o.PETScOptions, "petsc-options", "", "petsc: PETSc options passed through (\"-ksp_monitor -pc_gamg_threshold 0.05\")")
-	outPath := fs.String("o", "", "write the solution x (original numbering): FILE.mtx (Matrix Market array), FILE.npy (NumPy), or - (Matrix Market on standard output; the report goes to standard error)")
+	fs.StringVar(&f.outPath, "o", "", "write the solution x (original numbering): FILE.mtx (Matrix Market array), FILE.npy (NumPy), or - (Matrix Market on standard output; the report goes to standard error)")
 	posArgs, err := parseInterspersed(fs, args)
 	if err != nil {
-		return errUsage
+		return nil, errUsage
 	}
 	if len(posArgs) < 1 || len(posArgs) > 2 {
-		return fmt.Errorf("%w: want A and optionally b", errUsage)
+		return nil, fmt.Errorf("%w: want A and optionally b", errUsage)
 	}
-	rhsSet := false
-	fs.Visit(func(f *flag.Flag) { rhsSet = rhsSet || f.Name == "rhs" })
-	switch o.Engine {
-	case engineOpenCL:
-		if o.PC != "" || o.PETScOptions != "" {
-			return fmt.Errorf("%w: --pc and --petsc-options need --engine petsc", errUsage)
-		}
-	case enginePETSc:
-		if err := checkPETScFlags(&o); err != nil {
-			return err
-		}
-		return solvePETSc(posArgs, &o, *rhs, rhsSet, *ref, *outPath, *asJSON)
-	default:
-		return fmt.Errorf("%w: --engine opencl|petsc, not %q", errUsage, o.Engine)
-	}
+	f.posArgs = posArgs
+	fs.Visit(func(fl *flag.Flag) { f.rhsSet = f.rhsSet || fl.Name == "rhs" })
+	return f, nil
+}
+
+// resolveSolveMethod finds the method and fills in its default format and
+// variant, checking them and the ordering.
+func resolveSolveMethod(o *solveOptions) (*solveMethod, error) {
 	m, ok := solveMethods[o.Method]
 	if !ok {
-		return fmt.Errorf("%w: unknown method %q (want %s)", errUsage, o.Method, methodNames())
+		return nil, fmt.Errorf("%w: unknown method %q (want %s)", errUsage, o.Method, methodNames())
 	}
 	if o.Format == "" || o.Format == "auto" {
 		o.Format = m.formats[0]
@@ -312,16 +369,24 @@ func runSolve(args []string) error {
 		o.Variant = m.variants[0]
 	}
 	if !contains(m.formats, o.Format) {
-		return fmt.Errorf("%w: method %s takes --format %s, not %q", errUsage, m.name, strings.Join(m.formats, "|"), o.Format)
+		return nil, fmt.Errorf("%w: method %s takes --format %s, not %q", errUsage, m.name, strings.Join(m.formats, "|"), o.Format)
 	}
 	if !contains(m.variants, o.Variant) {
-		return fmt.Errorf("%w: method %s takes --variant %s, not %q", errUsage, m.name, strings.Join(m.variants, "|"), o.Variant)
+		return nil, fmt.Errorf("%w: method %s takes --variant %s, not %q", errUsage, m.name, strings.Join(m.variants, "|"), o.Variant)
 	}
 	order, err := sparse.ParseOrdering(o.Order)
 	if err != nil {
-		return fmt.Errorf("%w: --order %s, not %q", errUsage, orderNames(), o.Order)
+		return nil, fmt.Errorf("%w: --order %s, not %q", errUsage, orderNames(), o.Order)
 	}
 	o.Order = string(order)
+	return m, nil
+}
+
+// loadOnDevices reads the system while the devices are found, sets
+// o.Device (and o.Devices for several) and checks that the system fits.
+// It returns the read time in seconds: reading, and the fit check.
+func loadOnDevices(f *solveFlags) (*solveProblem, []*kernels.Device, float64, error) {
+	o := &f.o
 	// The device is found and its context created (a few hundred
 	// milliseconds with a GPU driver) while the input is read.
 	type devResult struct {
@@ -330,43 +395,45 @@ func runSolve(args []string) error {
 	}
 	devReady := make(chan devResult, 1)
 	go func() {
-		devs, err := selectDevices(*devices, o.Method, o.Format, o.Variant)
+		devs, err := selectDevices(f.devices, o.Method, o.Format, o.Variant)
 		if err == nil {
 			err = devs[0].Finish()
 		}
 		devReady <- devResult{devs, err}
 	}()
 	readStart := time.Now()
-	p, err := loadSystem(posArgs, &o, *rhs, rhsSet, *ref)
+	p, err := loadSystem(f.posArgs, o, f.rhs, f.rhsSet, f.ref)
 	readTime := time.Since(readStart)
 	dr := <-devReady
 	if dr.err != nil {
-		return dr.err
+		return nil, nil, 0, dr.err
 	}
-	dev := dr.devs[0]
-	o.Device = dev
+	o.Device = dr.devs[0]
 	if len(dr.devs) > 1 {
 		o.Devices = dr.devs
 	}
 	if err != nil {
-		return err
+		return nil, nil, 0, err
 	}
 	afterWait := time.Now()
-	if err := checkDeviceFits(p, &o); err != nil {
-		return err
+	if err := checkDeviceFits(p, o); err != nil {
+		return nil, nil, 0, err
 	}
+	return p, dr.devs, (readTime + time.Since(afterWait)).Seconds(), nil
+}
 
-	read := (readTime + time.Since(afterWait)).Seconds()
-
-	launches := deviceLaunches(dr.devs)
+// runSolveMethod runs the method with the progress line and completes its
+// time split: the total, compile time a method did not account, and read.
+func runSolveMethod(m *solveMethod, p *solveProblem, o *solveOptions, asJSON bool, read float64) (*solveOutcome, error) {
+	dev := o.Device
 	dev.ResetPeak()
 	start := time.Now()
 	compile0 := dev.CompileTime()
-	stopProgress := progress(os.Stderr, "solving", *asJSON, dev)
-	out, err := m.run(p, &o)
+	stopProgress := progress(os.Stderr, "solving", asJSON, dev)
+	out, err := m.run(p, o)
 	stopProgress()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if out.Times.Total == 0 {
 		out.Times.Total = time.Since(start).Seconds()
@@ -381,20 +448,23 @@ func runSolve(args []string) error {
 		}
 	}
 	out.Times.finish(read)
-	report := io.Writer(os.Stdout)
-	if *outPath == "-" {
-		report = os.Stderr
-	}
+	return out, nil
+}
+
+// solveReportOf measures the answer and describes the run: notes, device,
+// launches since launches0, each device's share, peak memory.
+func solveReportOf(p *solveProblem, o *solveOptions, m *solveMethod, out *solveOutcome, devs []*kernels.Device, launches0 int64) *solveReport {
+	dev := devs[0]
 	if note, ok := p.Spec.(string); ok && note != "" {
 		out.Notes = append([]string{note}, out.Notes...)
 	}
 	out.Notes = append(p.Notes, out.Notes...)
-	rep := makeReport(p, &o, m, out)
+	rep := makeReport(p, o, m, out)
 	rep.Device = dev.Name()
-	if len(dr.devs) > 1 {
-		rep.Device = kernels.Labels(dr.devs)
+	if len(devs) > 1 {
+		rep.Device = kernels.Labels(devs)
 	}
-	rep.KernelLaunches = deviceLaunches(dr.devs) - launches
+	rep.KernelLaunches = deviceLaunches(devs) - launches0
 	for _, s := range out.Shares {
 		rep.Devices = append(rep.Devices, deviceShareReport{Device: s.Device, Rows: s.Rows, NNZ: s.NNZ,
 			Halo: s.Halo, Send: s.Send, PeakBytes: s.PeakBytes})
@@ -402,33 +472,35 @@ func runSolve(args []string) error {
 	if out.DeviceBytes == 0 {
 		rep.DeviceBytes = dev.MemoryStats().Peak
 	}
-	// The answer is checked before it is reported as one: the report is
-	// printed either way, the exit status tells whether to trust it.
-	var failure error
+	return rep
+}
+
+// answerFailure says why the answer must not be trusted, as the exit
+// status that tells it, or nil.
+func answerFailure(rep *solveReport, out *solveOutcome, m *solveMethod, o *solveOptions) error {
 	switch {
 	case out.Failure != nil:
-		failure = &exitError{exitNotConverged, out.Failure}
+		return &exitError{exitNotConverged, out.Failure}
 	case out.Converged == nil && !(rep.BackwardError <= accuracyLimit(out)):
-		failure = &exitError{exitInaccurate, inaccurate(m.name, o.Variant, rep.BackwardError, accuracyLimit(out))}
+		return &exitError{exitInaccurate, inaccurate(m.name, o.Variant, rep.BackwardError, accuracyLimit(out))}
 	}
-	if failure != nil {
-		rep.Error = failure.Error()
-	} else if *outPath != "" {
-		// Only an answer that passed the checks is written.
-		if err := writeSolution(*outPath, out.X); err != nil {
-			return err
-		}
+	return nil
+}
+
+// emitSolveReport prints the report, as JSON with --json, on standard
+// output (standard error when x goes to standard output).
+func emitSolveReport(rep *solveReport, f *solveFlags) error {
+	report := io.Writer(os.Stdout)
+	if f.outPath == "-" {
+		report = os.Stderr
 	}
-	if *asJSON {
+	if f.asJSON {
 		enc := json.NewEncoder(report)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
-			return err
-		}
-		return failure
+		return enc.Encode(rep)
 	}
 	printReport(report, rep)
-	return failure
+	return nil
 }
 
 // accuracyLimit is the largest backward error a direct method's answer may
