@@ -82,6 +82,10 @@
 //     supernodes, levels) fills Report.Stats, which `oclsolve solve` prints
 //     as --json fields and on its text report without knowing the solver.
 //
+// sell.go is a worked example: CG on sliced ELLPACK storage, a new format
+// with its upload, ordering, memory formula, CG entry and report figures,
+// added as sell.go, sell.cl and sell_test.go with nothing else edited.
+//
 // A new storage format is a registerFormat(&formatSpec{...}) in the same
 // init (its upload from a COO matrix, what "" and "auto" orderings mean for
 // it, its memory formula), a new method a registerMethod(&methodSpec{...}).
