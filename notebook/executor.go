@@ -59,7 +59,9 @@ func (x *Executor) Execute(code string, sink Sink) (result *display.Data, err er
 		capt.sync()
 		sink.Display(d)
 	})
+	stopProgress := showProgress(display.Publish)
 	res, evalErr := x.Engine.Eval(code)
+	stopProgress()
 	display.SetPublisher(prev)
 	capt.stop()
 	if evalErr != nil {

@@ -309,8 +309,18 @@ func (s kernelSink) Stream(name, text string) {
 	s.k.publish(s.parent, "stream", map[string]any{"name": name, "text": text})
 }
 
+// Display publishes display_data, or update_display_data for an update of
+// a display with an identifier (display.Handle).
 func (s kernelSink) Display(d display.Data) {
-	s.k.publish(s.parent, "display_data", map[string]any{"data": d.Bundle, "metadata": metadata(d), "transient": map[string]any{}})
+	transient := map[string]any{}
+	msgType := "display_data"
+	if d.DisplayID != "" {
+		transient["display_id"] = d.DisplayID
+		if d.Update {
+			msgType = "update_display_data"
+		}
+	}
+	s.k.publish(s.parent, msgType, map[string]any{"data": d.Bundle, "metadata": metadata(d), "transient": transient})
 }
 
 func (k *Kernel) execute(sock zmq4.Socket, msg *message, content map[string]any) {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/oclsolve/oclsolve/repl/display"
 )
@@ -116,10 +117,16 @@ func metadata(d display.Data) map[string]any {
 // consecutive chunks of the same stream.
 type cellOutputs struct {
 	outputs []any
-	echo    io.Writer // where streamed text is also shown, or nil
+	echo    io.Writer        // where streamed text is also shown, or nil
+	ids     map[string][]int // outputs by display_id, for updates
+	// mu serialises the stream pumps, the cell's displays and the
+	// progress display, which arrive from different goroutines.
+	mu sync.Mutex
 }
 
 func (c *cellOutputs) Stream(name, text string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.echo != nil {
 		io.WriteString(c.echo, text)
 	}
@@ -132,12 +139,31 @@ func (c *cellOutputs) Stream(name, text string) {
 	c.outputs = append(c.outputs, map[string]any{"output_type": "stream", "name": name, "_text": text})
 }
 
+// Display adds a display_data output, or for an update replaces the
+// outputs shown with its display_id, as Jupyter front ends do (an update of
+// an unknown id is dropped, as they drop it).
 func (c *cellOutputs) Display(d display.Data) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if d.Update {
+		for _, i := range c.ids[d.DisplayID] {
+			c.outputs[i] = map[string]any{"output_type": "display_data", "data": mimeBundle(d), "metadata": metadata(d)}
+		}
+		return
+	}
+	if d.DisplayID != "" {
+		if c.ids == nil {
+			c.ids = map[string][]int{}
+		}
+		c.ids[d.DisplayID] = append(c.ids[d.DisplayID], len(c.outputs))
+	}
 	c.outputs = append(c.outputs, map[string]any{"output_type": "display_data", "data": mimeBundle(d), "metadata": metadata(d)})
 }
 
 // finish turns the accumulated stream texts into nbformat's line lists.
 func (c *cellOutputs) finish() []any {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	for _, o := range c.outputs {
 		if m, ok := o.(map[string]any); ok {
 			if t, ok := m["_text"].(string); ok {

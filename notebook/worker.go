@@ -129,7 +129,9 @@ func executeInWorker(x *Executor, req workerRequest) (ev workerEvent) {
 			ev.Error = &CellError{Name: "DisplayError", Value: fmt.Sprintf("rendering the result: panic: %v", r)}
 		}
 	}()
+	stopProgress := showProgress(display.Publish)
 	res, err := x.Engine.Eval(req.Code)
+	stopProgress()
 	if err != nil {
 		ev.Error = cellError(err)
 		return ev

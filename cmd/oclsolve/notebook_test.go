@@ -114,3 +114,22 @@ func TestDisplayNamesThroughJupyter(t *testing.T) {
 	}
 	t.Logf("%s", out)
 }
+
+// TestProgressThroughJupyter checks a long cell's updating progress display
+// through Debian's Jupyter: display_data with a display_id, then
+// update_display_data messages with the same id (jupyter_client), and the
+// one output nbconvert keeps.
+func TestProgressThroughJupyter(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts Jupyter")
+	}
+	needTool(t, "jupyter-nbconvert", "jupyter-nbconvert")
+	bin := oclsolveBinary(t)
+	cmd := exec.Command("sh", "notebook/testdata/jupyter_progress.sh", bin)
+	cmd.Dir = "../.."
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	t.Logf("%s", out)
+}

@@ -35,6 +35,12 @@ const (
 type Data struct {
 	Bundle   map[string]any
 	Metadata map[string]any
+	// DisplayID names a display that later bundles replace in place
+	// (Jupyter's display_id, see Handle); Update marks such a
+	// replacement (an update_display_data message) rather than a new
+	// output.
+	DisplayID string `json:",omitempty"`
+	Update    bool   `json:",omitempty"`
 }
 
 // Text returns the plain-text representation of d, or "" if it has none.
