@@ -27,8 +27,8 @@ func progressAfter() time.Duration {
 }
 
 // Ticks of the progress display: how often it looks, and at most how often
-// it updates the front end.
-const (
+// it updates the front end (variables for the tests).
+var (
 	progressTick   = 250 * time.Millisecond
 	progressUpdate = 500 * time.Millisecond
 )

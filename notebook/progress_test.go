@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/oclsolve/oclsolve/repl/display"
 )
@@ -26,6 +27,10 @@ func (s *recordingSink) Display(d display.Data) {
 // the phase split of its solves.
 func TestProgressDisplay(t *testing.T) {
 	t.Setenv("OCLSOLVE_PROGRESS_AFTER", "0s")
+	// Every change shown, so that a fast machine's short factorizations
+	// are seen too.
+	defer func(tick, update time.Duration) { progressTick, progressUpdate = tick, update }(progressTick, progressUpdate)
+	progressTick, progressUpdate = 20*time.Millisecond, 0
 	x, err := NewExecutor()
 	if err != nil {
 		t.Fatal(err)
