@@ -199,9 +199,60 @@ func Solve(a *sparse.COO, b []float64, opts Options) ([]float64, *Report, error)
 	if err := initLocked(); err != nil {
 		return nil, nil, err
 	}
-	rank, size := int(C.ocs_rank()), int(C.ocs_size())
+	lay, err := agreeLayout(a, b, &opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	rep := &Report{Method: opts.Method, PC: opts.PC, Ranks: lay.size, N: lay.n, BlockSize: lay.bs}
+	if a != nil {
+		rep.NNZ = a.NNZ()
+	}
+	sys := (*C.ocs_system)(C.calloc(1, C.size_t(unsafe.Sizeof(C.ocs_system{}))))
+	defer func() {
+		C.ocs_destroy(sys)
+		C.free(unsafe.Pointer(sys))
+	}()
+	if err := upload(sys, a, b, opts, lay, rep); err != nil {
+		return nil, nil, err
+	}
+	var solveErr error
+	if opts.Method == MethodCG {
+		solveErr = solveKSP(sys, opts, rep)
+	} else {
+		solveErr = solveMUMPS(sys, opts, rep)
+	}
+	var nc *solver.NotConvergedError
+	if solveErr != nil && !errors.As(solveErr, &nc) {
+		return nil, nil, solveErr
+	}
+	// Accuracy, in parallel, then x gathered.
+	if err := measure(sys, rep); err != nil {
+		return nil, nil, err
+	}
+	x, err := gather(sys, opts, lay, rep)
+	if err != nil {
+		return nil, nil, err
+	}
+	rep.TotalTime = time.Since(start)
+	reduceTimes(rep)
+	return x, rep, solveErr
+}
 
-	// Agree on where the input is and whether it is valid.
+// layout is how the ranks agreed to hold the system: its order and block
+// size, this rank's rows [lo, hi), whether rank 0 alone holds A, and the
+// node coordinates' degrees of freedom where given.
+type layout struct {
+	rank, size, n, bs, lo, hi int
+	rootOnly                  bool
+	xyzHolders                int
+	dofs                      *nodeDOFs
+}
+
+// agreeLayout checks the input on every rank and agrees on where it is
+// (every rank, or rank 0 only) and whether it is valid: collective, so
+// that every rank returns the same kind of answer.
+func agreeLayout(a *sparse.COO, b []float64, opts *Options) (*layout, error) {
+	rank, size := int(C.ocs_rank()), int(C.ocs_size())
 	var localErr error
 	if err := opts.normalize(); err != nil {
 		localErr = err
@@ -231,13 +282,13 @@ func Solve(a *sparse.COO, b []float64, opts Options) ([]float64, *Report, error)
 	v := []C.double{C.double(bad), C.double(n), C.double(-n), C.double(notBlocked), C.double(hasXYZ)}
 	sums := []C.double{C.double(has), C.double(hasXYZ)}
 	if C.ocs_allreduce_max(&v[0], C.int(len(v))) != 0 || C.ocs_allreduce_sum(&sums[0], C.int(len(sums))) != 0 {
-		return nil, nil, fmt.Errorf("%w: MPI_Allreduce failed", ErrPETSc)
+		return nil, fmt.Errorf("%w: MPI_Allreduce failed", ErrPETSc)
 	}
 	if v[0] != 0 {
 		if localErr == nil {
 			localErr = fmt.Errorf("%w: the input was rejected on another rank", ErrDistribution)
 		}
-		return nil, nil, localErr
+		return nil, localErr
 	}
 	holders, xyzHolders := int(sums[0]), int(sums[1])
 	rootOnly := holders == 1 && a != nil && rank == 0
@@ -252,14 +303,14 @@ func Solve(a *sparse.COO, b []float64, opts Options) ([]float64, *Report, error)
 	}
 	switch {
 	case holders == size && size > 1 && int(v[1]) != -int(v[2]):
-		return nil, nil, fmt.Errorf("%w: the ranks pass matrices of different orders (%d to %d)", ErrDistribution, -int(v[2]), int(v[1]))
+		return nil, fmt.Errorf("%w: the ranks pass matrices of different orders (%d to %d)", ErrDistribution, -int(v[2]), int(v[1]))
 	case holders == size:
 		rootOnly = false
 	case !rootOnly:
-		return nil, nil, fmt.Errorf("%w: A is given on %d of %d ranks (want all, or rank 0 only)", ErrDistribution, holders, size)
+		return nil, fmt.Errorf("%w: A is given on %d of %d ranks (want all, or rank 0 only)", ErrDistribution, holders, size)
 	}
 	if xyzHolders != 0 && xyzHolders != holders {
-		return nil, nil, fmt.Errorf("%w: node coordinates are given on %d ranks, A on %d", ErrDistribution, xyzHolders, holders)
+		return nil, fmt.Errorf("%w: node coordinates are given on %d ranks, A on %d", ErrDistribution, xyzHolders, holders)
 	}
 	n = int(v[1])
 	bs := 1
@@ -267,83 +318,71 @@ func Solve(a *sparse.COO, b []float64, opts Options) ([]float64, *Report, error)
 		bs = 3
 	}
 	lo, hi := ownership(n, bs, rank, size)
+	return &layout{rank: rank, size: size, n: n, bs: bs, lo: lo, hi: hi, rootOnly: rootOnly, xyzHolders: xyzHolders, dofs: dofs}, nil
+}
 
-	rep := &Report{Method: opts.Method, PC: opts.PC, Ranks: size, N: n, BlockSize: bs}
-	if a != nil {
-		rep.NNZ = a.NNZ()
-	}
-	sys := (*C.ocs_system)(C.calloc(1, C.size_t(unsafe.Sizeof(C.ocs_system{}))))
-	defer func() {
-		C.ocs_destroy(sys)
-		C.free(unsafe.Pointer(sys))
-	}()
-
-	// Upload: each rank hands PETSc its entries.
+// upload hands PETSc each rank's entries and right-hand side, and the
+// rigid-body near-null space for CG where node coordinates are given.
+func upload(sys *C.ocs_system, a *sparse.COO, b []float64, opts Options, lay *layout, rep *Report) error {
 	t := time.Now()
+	n, lo, hi := lay.n, lay.lo, lay.hi
 	var ent *triplets
 	var bi []int32
 	var bv []float64
 	var err error
 	switch {
-	case rootOnly && rank == 0:
+	case lay.rootOnly && lay.rank == 0:
 		ent, err = localEntries(a, 0, n)
 		bi, bv = iota32(0, n), b
-	case rootOnly:
+	case lay.rootOnly:
 		ent = &triplets{}
 	default:
 		ent, err = localEntries(a, lo, hi)
 		bi, bv = iota32(lo, hi), b[lo:hi]
 	}
 	if err = agree(err); err != nil {
-		return nil, nil, err
+		return err
 	}
 	spd := C.int(0)
 	if opts.Method == MethodCholesky || opts.Method == MethodCG {
 		spd = 1
 	}
-	code := C.ocs_assemble(sys, C.PetscInt(n), C.PetscInt(hi-lo), C.PetscInt(bs), spd,
+	code := C.ocs_assemble(sys, C.PetscInt(n), C.PetscInt(hi-lo), C.PetscInt(lay.bs), spd,
 		C.PetscCount(len(ent.v)), intPtr(ent.i), intPtr(ent.j), scalarPtr(ent.v),
 		C.PetscInt(len(bi)), intPtr(bi), scalarPtr(bv))
 	ent = nil
 	if err = agree(codeErr(code, "assembly")); err != nil {
-		return nil, nil, err
+		return err
 	}
-	if xyzHolders > 0 && !opts.NoNearNullSpace && opts.Method == MethodCG {
+	if lay.xyzHolders > 0 && !opts.NoNearNullSpace && opts.Method == MethodCG {
 		var rows, comp []int32
 		var xyz []float64
-		if dofs != nil {
+		if dofs := lay.dofs; dofs != nil {
 			from, to := lo, hi
-			if rootOnly {
+			if lay.rootOnly {
 				from, to = 0, n
 			}
 			rows, comp, xyz = iota32(from, to), dofs.comp[from:to], dofs.xyz[3*from:3*to]
 		}
 		code = C.ocs_rigid_body(sys, C.PetscInt(len(rows)), intPtr(rows), intPtr(comp), scalarPtr(xyz))
 		if err = agree(codeErr(code, "near-null space")); err != nil {
-			return nil, nil, err
+			return err
 		}
 		rep.NearNullSpace = 6
 	}
 	rep.UploadTime = time.Since(t)
+	return nil
+}
 
-	var solveErr error
-	if opts.Method == MethodCG {
-		solveErr = solveKSP(sys, opts, rep)
-	} else {
-		solveErr = solveMUMPS(sys, opts, rep)
-	}
-	var nc *solver.NotConvergedError
-	if solveErr != nil && !errors.As(solveErr, &nc) {
-		return nil, nil, solveErr
-	}
-
-	// Accuracy, in parallel, then x gathered.
+// measure computes the relative residual and the backward error in
+// parallel and refuses a solution with NaN or Inf.
+func measure(sys *C.ocs_system, rep *Report) error {
 	var m [7]C.PetscReal
-	if err = agree(codeErr(C.ocs_measure(sys, &m[0]), "residual")); err != nil {
-		return nil, nil, err
+	if err := agree(codeErr(C.ocs_measure(sys, &m[0]), "residual")); err != nil {
+		return err
 	}
 	if m[6] != 0 {
-		return nil, nil, &solver.NonFiniteError{Where: "solution", Index: -1}
+		return &solver.NonFiniteError{Where: "solution", Index: -1}
 	}
 	if m[1] > 0 {
 		rep.RelativeResidual = float64(m[0] / m[1])
@@ -353,22 +392,31 @@ func Solve(a *sparse.COO, b []float64, opts Options) ([]float64, *Report, error)
 	if den := float64(m[3]*m[4] + m[5]); den > 0 {
 		rep.BackwardError = float64(m[2]) / den
 	}
+	return nil
+}
+
+// gather collects x on rank 0, or on every rank with GatherAll (nil
+// elsewhere).
+func gather(sys *C.ocs_system, opts Options, lay *layout, rep *Report) ([]float64, error) {
 	var x []float64
 	all := C.int(0)
 	if opts.GatherAll {
 		all = 1
 	}
-	if opts.GatherAll || rank == 0 {
-		x = make([]float64, n)
+	if opts.GatherAll || lay.rank == 0 {
+		x = make([]float64, lay.n)
 	}
-	t = time.Now()
-	if err = agree(codeErr(C.ocs_gather(sys, all, scalarPtr(x)), "gathering x")); err != nil {
-		return nil, nil, err
+	t := time.Now()
+	if err := agree(codeErr(C.ocs_gather(sys, all, scalarPtr(x)), "gathering x")); err != nil {
+		return nil, err
 	}
 	rep.GatherTime = time.Since(t)
-	rep.TotalTime = time.Since(start)
+	return x, nil
+}
 
-	// Times and memory: the largest over the ranks.
+// reduceTimes makes the report's times and memory the largest over the
+// ranks.
+func reduceTimes(rep *Report) {
 	red := []C.double{
 		C.double(rep.UploadTime.Seconds()), C.double(rep.SymbolicTime.Seconds()), C.double(rep.FactorizeTime.Seconds()),
 		C.double(rep.SolveTime.Seconds()), C.double(rep.TotalTime.Seconds()), C.ocs_peak_rss(),
@@ -379,7 +427,6 @@ func Solve(a *sparse.COO, b []float64, opts Options) ([]float64, *Report, error)
 	rep.UploadTime, rep.SymbolicTime, rep.FactorizeTime = sec(red[0]), sec(red[1]), sec(red[2])
 	rep.SolveTime, rep.TotalTime, rep.PeakRSS = sec(red[3]), sec(red[4]), int64(red[5])
 	rep.GatherTime = sec(red[6])
-	return x, rep, solveErr
 }
 
 // solveMUMPS runs MUMPS's analysis, factorization and solve.
