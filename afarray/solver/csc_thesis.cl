@@ -43,62 +43,27 @@ void csc_thesis(__global const double *elmA, __global const int *colA, __global 
                 int ldlt) {
 	if (sparse_failed(st))
 		return;
-	const int gid = get_global_id(0), gsz = get_global_size(0);
-	const int grp = get_group_id(0), groups = get_num_groups(0);
-	const int lid = get_local_id(0), W = get_local_size(0);
-	switch (sstep) {
-	case -1:
-		for (int x = gid; x < nnzA; x += gsz) {
+	const int j = sstep == 5 ? n - 1 - step : step;
+	const int p = colL[j], m = csc_count(colL, n, nnzL, j) - 1, rb = p - j;
+	if (sstep == -1) {
+		for (int x = get_global_id(0); x < nnzA; x += get_global_size(0)) {
 			int c = 0;
 			while (c + 1 < n && colA[c + 1] <= x)
 				c++;
 			const int r = colA[c] == x ? c : rowA[x - c - 1];
 			elmL[csc_slot(colL, rowL, c, r)] = elmA[x];
 		}
-		break;
-	case 0: {
-		const int j = step, p = colL[j], m = csc_count(colL, n, nnzL, j) - 1;
-		if (thesis_pivot_scale(elmL, p, m, j, ldlt, st))
-			return;
-		break;
-	}
-	case 1: {
-		const int j = step, p = colL[j], m = csc_count(colL, n, nnzL, j) - 1, rb = p - j;
+	} else if (sstep == 1) {
+		const int lid = get_local_id(0), W = get_local_size(0);
 		const double dj = ldlt ? elmL[p] : 1.0;
-		for (int bb = grp; bb < m; bb += groups) {
+		for (int bb = get_group_id(0); bb < m; bb += get_num_groups(0)) {
 			const int c = rowL[rb + bb];
 			const double k1 = dj * elmL[p + 1 + bb];
 			for (int x = bb + lid; x < m; x += W)
 				elmL[csc_slot(colL, rowL, c, rowL[rb + x])] -= k1 * elmL[p + 1 + x];
 		}
-		break;
-	}
-	case 2:
-		thesis_sqrt_diagonal(elmL, colL, n, st);
-		break;
-	case 3: {
-		const int j = step, p = colL[j], m = csc_count(colL, n, nnzL, j) - 1, rb = p - j;
-		const double bj = ldlt ? b[j] : b[j] / elmL[p];
-		for (int x = gid; x < m; x += gsz)
-			b[rowL[rb + x]] -= bj * elmL[p + 1 + x];
-		break;
-	}
-	case 4:
-		thesis_divide_diagonal(b, elmL, colL, n);
-		break;
-	case 5: {
-		if (grp != 0)
-			return;
-		const int i = n - 1 - step, p = colL[i], m = csc_count(colL, n, nnzL, i) - 1, rb = p - i;
-		double s = 0.0;
-		for (int x = lid; x < m; x += W)
-			s += elmL[p + 1 + x] * b[rowL[rb + x]];
-		s = thesis_group_sum(partial, s);
-		if (lid == 0)
-			b[i] = ldlt ? b[i] - s : (b[i] - s) / elmL[p];
-		break;
-	}
-	}
+	} else
+		thesis_phase(elmL, colL, rowL + rb, n, j, m, b, partial, sstep, st, ldlt);
 }
 
 __kernel void Cholesky_sparse_c(__global const double *elmA, __global const int *colA, __global const int *rowA,

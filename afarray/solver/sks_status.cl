@@ -88,3 +88,43 @@ inline double thesis_group_sum(__local double *partial, double s) {
 	}
 	return partial[0];
 }
+
+// thesis_phase runs the phases the two formats share on column j (sstep 0
+// and 3: j = step; sstep 5: j = n-1-step), whose diagonal is elm[diag[j]]
+// with m entries below it. rows gives the row of each of those entries
+// (CSC: rowL from column j's first off-diagonal), or is null for the
+// skyline, whose rows below the diagonal are j+1, j+2, ... Phases -1 and 1
+// (fill and update) are the formats' own.
+inline void thesis_phase(__global double *elm, __global const int *diag, __global const int *rows, int n, int j, int m,
+                         __global double *b, __local double *partial, int sstep, __global int *st, int ldlt) {
+	const int p = diag[j];
+	switch (sstep) {
+	case 0:
+		thesis_pivot_scale(elm, p, m, j, ldlt, st);
+		break;
+	case 2: // every pivot but the last passed sstep 0; check the last one here
+		thesis_sqrt_diagonal(elm, diag, n, st);
+		break;
+	case 3: {
+		const double bj = ldlt ? b[j] : b[j] / elm[p];
+		for (int x = get_global_id(0); x < m; x += get_global_size(0))
+			b[rows ? rows[x] : j + 1 + x] -= bj * elm[p + 1 + x];
+		break;
+	}
+	case 4:
+		thesis_divide_diagonal(b, elm, diag, n);
+		break;
+	case 5: {
+		if (get_group_id(0) != 0)
+			return;
+		const int lid = get_local_id(0);
+		double s = 0.0;
+		for (int x = lid; x < m; x += get_local_size(0))
+			s += elm[p + 1 + x] * b[rows ? rows[x] : j + 1 + x];
+		s = thesis_group_sum(partial, s);
+		if (lid == 0)
+			b[j] = ldlt ? b[j] - s : (b[j] - s) / elm[p];
+		break;
+	}
+	}
+}

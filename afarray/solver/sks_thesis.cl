@@ -21,53 +21,19 @@ void sks_thesis(__global double *elm, __global const int *idx, int nnz, int n, _
                 __local double *partial, int step, int sstep, __global int *st, int ldlt) {
 	if (sparse_failed(st))
 		return;
-	const int gid = get_global_id(0), gsz = get_global_size(0);
-	const int grp = get_group_id(0), groups = get_num_groups(0);
-	const int lid = get_local_id(0), W = get_local_size(0);
-	switch (sstep) {
-	case 0: {
-		const int j = step, p = idx[j], m = sks_height(idx, n, nnz, j) - 1;
-		if (thesis_pivot_scale(elm, p, m, j, ldlt, st))
-			return;
-		break;
-	}
-	case 1: {
-		const int j = step, p = idx[j], m = sks_height(idx, n, nnz, j) - 1;
+	const int j = sstep == 5 ? n - 1 - step : step;
+	const int m = sks_height(idx, n, nnz, j) - 1;
+	if (sstep == 1) {
+		const int p = idx[j], lid = get_local_id(0), W = get_local_size(0);
 		const double dj = ldlt ? elm[p] : 1.0;
-		for (int bb = grp; bb < m; bb += groups) {
+		for (int bb = get_group_id(0); bb < m; bb += get_num_groups(0)) {
 			const int pc = idx[j + bb + 1];
 			const double k1 = dj * elm[p + 1 + bb];
 			for (int x = bb + lid; x < m; x += W)
 				elm[pc + x - bb] -= k1 * elm[p + 1 + x];
 		}
-		break;
-	}
-	case 2: // every pivot but the last passed sstep 0; check the last one here
-		thesis_sqrt_diagonal(elm, idx, n, st);
-		break;
-	case 3: {
-		const int j = step, p = idx[j], m = sks_height(idx, n, nnz, j) - 1;
-		const double bj = ldlt ? b[j] : b[j] / elm[p];
-		for (int x = gid; x < m; x += gsz)
-			b[j + 1 + x] -= bj * elm[p + 1 + x];
-		break;
-	}
-	case 4:
-		thesis_divide_diagonal(b, elm, idx, n);
-		break;
-	case 5: {
-		if (grp != 0)
-			return;
-		const int i = n - 1 - step, p = idx[i], m = sks_height(idx, n, nnz, i) - 1;
-		double s = 0.0;
-		for (int x = lid; x < m; x += W)
-			s += elm[p + 1 + x] * b[i + 1 + x];
-		s = thesis_group_sum(partial, s);
-		if (lid == 0)
-			b[i] = ldlt ? b[i] - s : (b[i] - s) / elm[p];
-		break;
-	}
-	}
+	} else
+		thesis_phase(elm, idx, 0, n, j, m, b, partial, sstep, st, ldlt);
 }
 
 __kernel void chol_sparse_sks(__global double *elm, __global const int *idx, int nnz, int n, __global double *b,
