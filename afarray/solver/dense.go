@@ -30,33 +30,7 @@ import "github.com/oclsolve/oclsolve/afarray"
 // reported after the factorization as a *NotPositiveDefiniteError naming the
 // first such column; the status is read once per Factorize, not per column.
 type DenseCholesky struct {
-	denseFactor
-}
-
-// Factorize factors a copy of the n x n Float64 matrix a (a is not
-// modified) with variant v ("" means Fast). Errors: *NotPositiveDefiniteError,
-// *NonFiniteError for NaN or Inf in a, ErrShape for a non-square matrix,
-// ErrReleased for a released one. After an error the factorization is
-// empty.
-func (c *DenseCholesky) Factorize(a *afarray.Array, v Variant) error {
-	return c.as(false).factorize(a, v, false)
-}
-
-// FactorizeInPlace factors a in its own storage, like the thesis: L
-// replaces a's lower triangle. a must stay alive while the factorization is
-// used; Release does not release it.
-func (c *DenseCholesky) FactorizeInPlace(a *afarray.Array, v Variant) error {
-	return c.as(false).factorize(a, v, true)
-}
-
-// Factor returns the device matrix whose lower triangle holds L (nil before
-// Factorize). It belongs to the factorization.
-func (c *DenseCholesky) Factor() *afarray.Array { return c.a }
-
-// factorizeOwned is FactorizeInPlace for Run (the registry's
-// factorization): Run's upload is its own copy, as in the thesis.
-func (c *DenseCholesky) factorizeOwned(m any, v Variant) error {
-	return factorizeAs(c.FactorizeInPlace, m, v)
+	denseOf[kindCholesky]
 }
 
 // DenseLDLT is the factorization A = L D Lᵀ of a symmetric dense matrix with
@@ -76,27 +50,38 @@ func (c *DenseCholesky) factorizeOwned(m any, v Variant) error {
 // (D1 applied while the tile is staged); the D solve is fused into the
 // forward launches.
 type DenseLDLT struct {
+	denseOf[kindLDLT]
+}
+
+// denseOf holds the methods of DenseCholesky and DenseLDLT (kind K).
+type denseOf[K factorKind] struct {
 	denseFactor
 }
 
-// FactorizeInPlace factors a in its own storage (see
-// DenseCholesky.FactorizeInPlace).
-func (c *DenseLDLT) FactorizeInPlace(a *afarray.Array, v Variant) error {
-	return c.as(true).factorize(a, v, true)
+// Factorize factors a copy of the n x n Float64 matrix a (a is not
+// modified) with variant v ("" means Fast). Errors: *NotPositiveDefiniteError
+// (Cholesky) or *ZeroPivotError (LDLT), *NonFiniteError for NaN or Inf in a,
+// ErrShape for a non-square matrix, ErrReleased for a released one. After an
+// error the factorization is empty.
+func (c *denseOf[K]) Factorize(a *afarray.Array, v Variant) error {
+	return c.as(isLDLT[K]()).factorize(a, v, false)
 }
 
-// Factorize factors a copy of a (see DenseCholesky.Factorize). Errors:
-// *ZeroPivotError, *NonFiniteError, ErrShape, ErrReleased.
-func (c *DenseLDLT) Factorize(a *afarray.Array, v Variant) error {
-	return c.as(true).factorize(a, v, false)
+// FactorizeInPlace factors a in its own storage, like the thesis: the
+// factor replaces a's lower triangle. a must stay alive while the
+// factorization is used; Release does not release it.
+func (c *denseOf[K]) FactorizeInPlace(a *afarray.Array, v Variant) error {
+	return c.as(isLDLT[K]()).factorize(a, v, true)
 }
 
-// Factor returns the device matrix whose lower triangle holds L (unit
-// diagonal not stored) and D on the diagonal.
-func (c *DenseLDLT) Factor() *afarray.Array { return c.a }
+// Factor returns the device matrix whose lower triangle holds the factor
+// (nil before Factorize): L for Cholesky; for LDLT, L's strict lower
+// triangle (unit diagonal not stored) and D on the diagonal. It belongs to
+// the factorization.
+func (c *denseOf[K]) Factor() *afarray.Array { return c.a }
 
 // factorizeOwned is FactorizeInPlace for Run (the registry's
 // factorization): Run's upload is its own copy, as in the thesis.
-func (c *DenseLDLT) factorizeOwned(m any, v Variant) error {
+func (c *denseOf[K]) factorizeOwned(m any, v Variant) error {
 	return factorizeAs(c.FactorizeInPlace, m, v)
 }

@@ -28,7 +28,7 @@ type SKSCholesky struct {
 	// means DefaultSKSBlockWidth. Set it before Factorize.
 	BlockWidth int
 
-	sksFactor
+	sksOf[kindCholesky]
 }
 
 // FactorizeInPlace computes the factor of a in place with variant v ("" means
@@ -49,12 +49,6 @@ func (c *SKSCholesky) Factorize(a *afarray.SKS, v Variant) error {
 	return c.factorize(false, a, v, c.BlockWidth, true)
 }
 
-// factorizeOwned is FactorizeInPlace for Run (the registry's
-// factorization): Run's upload is its own copy, as in the thesis.
-func (c *SKSCholesky) factorizeOwned(m any, v Variant) error {
-	return factorizeAs(c.FactorizeInPlace, m, v)
-}
-
 // SKSLDLT is the factorization A = L D Lᵀ (L unit lower triangular, D
 // diagonal) of a symmetric matrix in the thesis's skyline layout: L's strict
 // lower part and D (on the diagonal) take A's storage. It needs no positive
@@ -69,7 +63,7 @@ type SKSLDLT struct {
 	// means DefaultSKSBlockWidth. Set it before Factorize.
 	BlockWidth int
 
-	sksFactor
+	sksOf[kindLDLT]
 }
 
 // Factorize is FactorizeInPlace on a device copy of a's elements, which the
@@ -85,10 +79,4 @@ func (c *SKSLDLT) Factorize(a *afarray.SKS, v Variant) error {
 // the factor, and errors matching ErrShape for a malformed matrix.
 func (c *SKSLDLT) FactorizeInPlace(a *afarray.SKS, v Variant) error {
 	return c.factorize(true, a, v, c.BlockWidth, false)
-}
-
-// factorizeOwned is FactorizeInPlace for Run (the registry's
-// factorization): Run's upload is its own copy, as in the thesis.
-func (c *SKSLDLT) factorizeOwned(m any, v Variant) error {
-	return factorizeAs(c.FactorizeInPlace, m, v)
 }

@@ -176,6 +176,19 @@ func (f *sksFactor) Stats() FactorStats { return f.stats }
 // copy made by Factorize). The matrix itself belongs to the caller.
 func (f *sksFactor) Release() { f.release() }
 
+// sksOf holds what SKSCholesky and SKSLDLT (kind K) share beyond
+// sksFactor: the registry's factorization.
+type sksOf[K factorKind] struct {
+	sksFactor
+}
+
+// factorizeOwned is FactorizeInPlace for Run (the registry's
+// factorization), with the default block width: Run's upload is its own
+// copy, as in the thesis.
+func (f *sksOf[K]) factorizeOwned(m any, v Variant) error {
+	return f.factorize(isLDLT[K](), m.(*afarray.SKS), v, 0, false)
+}
+
 // state hands the shared solve path (sparse_solve.go) the factor's fields.
 func (f *sksFactor) state() (ok bool, dev *kernels.Device, n int, status *sparseStatus, v Variant, stats *FactorStats) {
 	return f.ok, f.dev, f.n, f.status, f.variant, &f.stats

@@ -52,53 +52,13 @@ func (s SupernodalStats) reportStats() []Stat {
 // several at a time (the columns of an n x k array). A factor is not safe
 // for concurrent use.
 type SupernodalCholesky struct {
-	f snFactor
+	supernodalOf[kindCholesky]
 }
-
-// Factorize orders a with the named ordering (amd, nd, rcm, none or auto;
-// "" means auto, see sparse.FillOrder), analyzes it and factors it. It
-// returns a *NotPositiveDefiniteError (ErrNotPositiveDefinite) naming the
-// first failing column in a's own numbering, a *NonFiniteError
-// (ErrNonFinite) for NaN or Inf in a, and errors matching afarray.ErrShape
-// for a malformed matrix. a is left unchanged.
-func (c *SupernodalCholesky) Factorize(a *afarray.CSC, ordering sparse.Ordering) error {
-	c.f.ldlt = false
-	return c.f.factorize(a, ordering)
-}
-
-// SolveTo solves A X = B into dst (dst may be b): n x k float64 arrays on
-// the factor's device, k >= 1 right-hand sides. A NaN or Inf in b or in the
-// solution is reported as a *NonFiniteError.
-func (c *SupernodalCholesky) SolveTo(dst, b *afarray.Array) error { return c.f.solveTo(dst, b) }
-
-// Solve solves A X = B into a new array shaped like b.
-func (c *SupernodalCholesky) Solve(b *afarray.Array) (*afarray.Array, error) { return c.f.solve(b) }
 
 // L copies the factor to the host: the symbolic analysis (ordering,
 // supernodes, rows) and the values of the supernodal blocks, laid out as
 // sparse.Supernodal describes.
 func (c *SupernodalCholesky) L() (*sparse.Supernodal, []float64, error) { return c.f.factor() }
-
-// Stats describes the factorization and the last solve in the terms
-// common to every factor type (FactorLen is the stored length of L's
-// blocks, Levels the assembly tree's depth, BlockWidth the large fronts'
-// block width).
-func (c *SupernodalCholesky) Stats() FactorStats { return c.f.factorStats() }
-
-// SupernodalStats gives the details: ordering, nnz(L), flops, supernodes,
-// levels, device memory.
-func (c *SupernodalCholesky) SupernodalStats() SupernodalStats { return c.f.stats }
-
-// factorizeOwned is Factorize for Run (the registry's factorization): Run
-// has already applied the ordering, so only the postorder is added.
-func (c *SupernodalCholesky) factorizeOwned(m any, _ Variant) error {
-	return c.Factorize(m.(*afarray.CSC), sparse.OrderNatural)
-}
-
-// Release frees the factor's device memory.
-func (c *SupernodalCholesky) Release() { c.f.release() }
-
-func (c *SupernodalCholesky) reportStats() []Stat { return c.f.reportStats() }
 
 // SupernodalLDLT is the LDLᵀ factorization P A Pᵀ = L D Lᵀ (unit L, no
 // pivoting, as the thesis's LDLᵀ) with the same supernodal storage and
@@ -107,42 +67,57 @@ func (c *SupernodalCholesky) reportStats() []Stat { return c.f.reportStats() }
 // gives a *ZeroPivotError (ErrZeroPivot) naming the column in a's
 // numbering. D is stored on the diagonal of L's blocks.
 type SupernodalLDLT struct {
-	f snFactor
+	supernodalOf[kindLDLT]
 }
-
-// Factorize orders, analyzes and factors a (see SupernodalCholesky.Factorize).
-func (c *SupernodalLDLT) Factorize(a *afarray.CSC, ordering sparse.Ordering) error {
-	c.f.ldlt = true
-	return c.f.factorize(a, ordering)
-}
-
-// SolveTo solves A X = B into dst (dst may be b).
-func (c *SupernodalLDLT) SolveTo(dst, b *afarray.Array) error { return c.f.solveTo(dst, b) }
-
-// Solve solves A X = B into a new array shaped like b.
-func (c *SupernodalLDLT) Solve(b *afarray.Array) (*afarray.Array, error) { return c.f.solve(b) }
 
 // LD copies the factor to the host: L's unit lower blocks with D on their
 // diagonals, laid out as sparse.Supernodal describes.
 func (c *SupernodalLDLT) LD() (*sparse.Supernodal, []float64, error) { return c.f.factor() }
 
+// supernodalOf holds the methods of SupernodalCholesky and SupernodalLDLT
+// (kind K).
+type supernodalOf[K factorKind] struct {
+	f snFactor
+}
+
+// Factorize orders a with the named ordering (amd, nd, rcm, none or auto;
+// "" means auto, see sparse.FillOrder), analyzes it and factors it. It
+// returns a *NotPositiveDefiniteError (ErrNotPositiveDefinite; Cholesky) or
+// a *ZeroPivotError (ErrZeroPivot; LDLT) naming the first failing column in
+// a's own numbering, a *NonFiniteError (ErrNonFinite) for NaN or Inf in a,
+// and errors matching afarray.ErrShape for a malformed matrix. a is left
+// unchanged.
+func (c *supernodalOf[K]) Factorize(a *afarray.CSC, ordering sparse.Ordering) error {
+	c.f.ldlt = isLDLT[K]()
+	return c.f.factorize(a, ordering)
+}
+
+// SolveTo solves A X = B into dst (dst may be b): n x k float64 arrays on
+// the factor's device, k >= 1 right-hand sides. A NaN or Inf in b or in the
+// solution is reported as a *NonFiniteError.
+func (c *supernodalOf[K]) SolveTo(dst, b *afarray.Array) error { return c.f.solveTo(dst, b) }
+
+// Solve solves A X = B into a new array shaped like b.
+func (c *supernodalOf[K]) Solve(b *afarray.Array) (*afarray.Array, error) { return c.f.solve(b) }
+
 // Stats describes the factorization and the last solve in the terms
 // common to every factor type (FactorLen is the stored length of L's
 // blocks, Levels the assembly tree's depth, BlockWidth the large fronts'
 // block width).
-func (c *SupernodalLDLT) Stats() FactorStats { return c.f.factorStats() }
+func (c *supernodalOf[K]) Stats() FactorStats { return c.f.factorStats() }
 
 // SupernodalStats gives the details: ordering, nnz(L), flops, supernodes,
 // levels, device memory.
-func (c *SupernodalLDLT) SupernodalStats() SupernodalStats { return c.f.stats }
+func (c *supernodalOf[K]) SupernodalStats() SupernodalStats { return c.f.stats }
 
 // factorizeOwned is Factorize for Run (the registry's factorization): Run
 // has already applied the ordering, so only the postorder is added.
-func (c *SupernodalLDLT) factorizeOwned(m any, _ Variant) error {
+func (c *supernodalOf[K]) factorizeOwned(m any, _ Variant) error {
 	return c.Factorize(m.(*afarray.CSC), sparse.OrderNatural)
 }
 
 // Release frees the factor's device memory.
-func (c *SupernodalLDLT) Release() { c.f.release() }
+func (c *supernodalOf[K]) Release() { c.f.release() }
 
-func (c *SupernodalLDLT) reportStats() []Stat { return c.f.reportStats() }
+// reportStats gives Run's report the factor's figures (Report.Stats).
+func (c *supernodalOf[K]) reportStats() []Stat { return c.f.reportStats() }
