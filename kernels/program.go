@@ -168,6 +168,20 @@ func (p *Program) Kernel(name string) (*Kernel, error) {
 	return k, nil
 }
 
+// Kernels returns the kernels called names, in that order (Kernel for
+// each).
+func (p *Program) Kernels(names ...string) ([]*Kernel, error) {
+	ks := make([]*Kernel, len(names))
+	for i, name := range names {
+		k, err := p.Kernel(name)
+		if err != nil {
+			return nil, err
+		}
+		ks[i] = k
+	}
+	return ks, nil
+}
+
 // MaxWorkGroupSize is the largest local size this kernel can be launched
 // with on its device.
 func (k *Kernel) MaxWorkGroupSize() int { return k.wg }

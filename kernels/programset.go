@@ -58,3 +58,13 @@ func (s *ProgramSet) Kernel(dev *Device, name string) (*Kernel, error) {
 	}
 	return p.Kernel(name)
 }
+
+// Kernels returns the named kernels of the set's program on dev, in the
+// order named.
+func (s *ProgramSet) Kernels(dev *Device, names ...string) ([]*Kernel, error) {
+	p, err := s.On(dev)
+	if err != nil {
+		return nil, err
+	}
+	return p.Kernels(names...)
+}

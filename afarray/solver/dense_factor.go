@@ -170,18 +170,11 @@ func (f *denseFactor) thesisKernel() string {
 // the leaves are latency-bound, and this panel solves the rows below the
 // diagonal block in the same launch that factors it.
 func (f *denseFactor) factorBlocked(a *kernels.Buffer) error {
-	panel, err := denseProgram.Kernel(f.dev, "blocked_panel")
+	ks, err := denseProgram.Kernels(f.dev, "blocked_panel", "blocked_update", "blocked_store_diag")
 	if err != nil {
 		return err
 	}
-	update, err := denseProgram.Kernel(f.dev, "blocked_update")
-	if err != nil {
-		return err
-	}
-	store, err := denseProgram.Kernel(f.dev, "blocked_store_diag")
-	if err != nil {
-		return err
-	}
+	panel, update, store := ks[0], ks[1], ks[2]
 	eng, err := dense.For(f.dev, dense.Float64)
 	if err != nil {
 		return err
@@ -337,14 +330,11 @@ func (f *denseFactor) solveBlocked(a, x *kernels.Buffer) error {
 		}
 		f.work = w
 	}
-	fwd, err := denseProgram.Kernel(f.dev, "blocked_forward")
+	ks, err := denseProgram.Kernels(f.dev, "blocked_forward", "blocked_backward")
 	if err != nil {
 		return err
 	}
-	back, err := denseProgram.Kernel(f.dev, "blocked_backward")
-	if err != nil {
-		return err
-	}
+	fwd, back := ks[0], ks[1]
 	n, ldlt := f.n, 0
 	if f.ldlt {
 		ldlt = 1
