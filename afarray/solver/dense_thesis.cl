@@ -50,74 +50,56 @@ inline double thesis_below_dot(__global const double *A, __global const double *
 	return part[0];
 }
 
-// Cholesky_c: right-looking, column by column, with the square root of the
-// pivot delayed: column j is scaled by 1/sqrt(A[j,j]) but A[j,j] itself is
-// square-rooted only in phase 2, once for the whole diagonal.
-__kernel void cholesky_thesis(__global double *A, __global double *b, __local double *part,
-                              int n, int step, int sstep, __global int *flag, __global double *pivot) {
+// Cholesky_c and ldlt_c share one skeleton (dense_thesis). Cholesky_c:
+// right-looking, column by column, with the square root of the pivot
+// delayed: column j is scaled by 1/sqrt(A[j,j]) but A[j,j] itself is
+// square-rooted only in phase 2, once for the whole diagonal. ldlt_c: L
+// unit lower triangular and D on the diagonal; it has no square-root phase,
+// so its phases 2, 3, 4 are Cholesky's 3, 4, 5.
+void dense_thesis(__global double *A, __global double *b, __local double *part, int n, int step, int sstep,
+                  __global int *flag, __global double *pivot, int ldlt) {
 	int gid = get_global_id(0), G = get_global_size(0);
 	int grp = get_group_id(0), l = get_local_id(0);
 	long ld = n;
 	int j = step;
+	if (ldlt && sstep >= 2)
+		sstep++;
 	switch (sstep) {
-	case 0: // scale column j below the diagonal by sqrt(pivot)
-		thesis_pivot_column(A, n, j, 0, flag, pivot);
+	case 0: // scale column j below the diagonal by sqrt(pivot) (LDLT: the pivot)
+		thesis_pivot_column(A, n, j, ldlt, flag, pivot);
 		break;
 	case 1: // trailing update: a group per column s > j, items down the rows i >= s
-		thesis_trailing(A, n, j, 1.0);
+		thesis_trailing(A, n, j, ldlt ? A[j + ld * j] : 1.0);
 		break;
-	case 2: // the delayed square roots
+	case 2: // the delayed square roots (Cholesky)
 		for (int i = gid; i < n; i += G) A[i + ld * i] = sqrt(A[i + ld * i]);
 		break;
-	case 3: { // forward L y = b, column-oriented; b[j] is divided in phase 4
-		double y = b[j] / A[j + ld * j];
+	case 3: { // forward L y = b, column-oriented; Cholesky's b[j] is divided in phase 4
+		double y = ldlt ? b[j] : b[j] / A[j + ld * j];
 		for (int i = j + 1 + gid; i < n; i += G) b[i] -= y * A[i + ld * j];
 		break;
 	}
-	case 4:
+	case 4: // Cholesky: the delayed division; LDLT: D z = y
 		for (int i = gid; i < n; i += G) b[i] /= A[i + ld * i];
 		break;
 	case 5: { // backward L^T x = y: column i of L read as row i of L^T, one group
 		if (grp != 0) return;
 		int i = n - 1 - step;
 		double dot = thesis_below_dot(A, b, part, n, i);
-		if (l == 0) b[i] = (b[i] - dot) / A[i + ld * i];
+		if (l == 0) b[i] = ldlt ? b[i] - dot : (b[i] - dot) / A[i + ld * i];
 		break;
 	}
 	}
 }
 
-// ldlt_c: the same skeleton with L unit lower triangular and D on the
-// diagonal.
+__kernel void cholesky_thesis(__global double *A, __global double *b, __local double *part,
+                              int n, int step, int sstep, __global int *flag, __global double *pivot) {
+	dense_thesis(A, b, part, n, step, sstep, flag, pivot, 0);
+}
+
 __kernel void ldlt_thesis(__global double *A, __global double *b, __local double *part,
                           int n, int step, int sstep, __global int *flag, __global double *pivot) {
-	int gid = get_global_id(0), G = get_global_size(0);
-	int grp = get_group_id(0), l = get_local_id(0);
-	long ld = n;
-	int j = step;
-	switch (sstep) {
-	case 0: // scale column j below the diagonal by the pivot
-		thesis_pivot_column(A, n, j, 1, flag, pivot);
-		break;
-	case 1:
-		thesis_trailing(A, n, j, A[j + ld * j]);
-		break;
-	case 2: { // forward with the unit diagonal
-		double y = b[j];
-		for (int i = j + 1 + gid; i < n; i += G) b[i] -= y * A[i + ld * j];
-		break;
-	}
-	case 3: // D z = y
-		for (int i = gid; i < n; i += G) b[i] /= A[i + ld * i];
-		break;
-	case 4: {
-		if (grp != 0) return;
-		int i = n - 1 - step;
-		double dot = thesis_below_dot(A, b, part, n, i);
-		if (l == 0) b[i] -= dot;
-		break;
-	}
-	}
+	dense_thesis(A, b, part, n, step, sstep, flag, pivot, 1);
 }
 
 // Gauss_Jordan_c, step k, on the augmented n x wA matrix [A | B]: rows
