@@ -136,6 +136,32 @@ type sparseOperator struct {
 	owned      []*kernels.Buffer
 }
 
+// newSparseOperator is what NewCSCOperator and NewSKSOperator share: the
+// elements' buffer, checked for NaN and Inf; the index arrays' buffers (the
+// first slots of the product's idx, and after the values the thesis
+// kernel's arguments); and the thesis variant's need for atomics.
+func newSparseOperator(format string, f, n int, elements *afarray.Array, v Variant, thesis string, phases int,
+	index ...*afarray.Array) (sparseOperator, error) {
+	val, err := float64Buffer(elements, format+" elements")
+	if err != nil {
+		return sparseOperator{}, err
+	}
+	dev := elements.Device()
+	if err := checkMatrixValues(dev, val, elements.Len()); err != nil {
+		return sparseOperator{}, err
+	}
+	o := sparseOperator{name: format + " operator", elements: elements, v: v,
+		p:      rowProduct{fmt: f, n: n, le: elements.Len(), val: val},
+		thesis: thesis, phases: phases, thesisArgs: []any{val}}
+	for i, a := range index {
+		if o.p.idx[i], err = a.DeviceBuffer(); err != nil {
+			return sparseOperator{}, err
+		}
+		o.thesisArgs = append(o.thesisArgs, o.p.idx[i])
+	}
+	return o, needAtomics(dev, v, format)
+}
+
 // N returns the order.
 func (o *sparseOperator) N() int { return o.p.n }
 
@@ -237,29 +263,11 @@ func NewCSCOperator(m *afarray.CSC, v Variant) (*CSCOperator, error) {
 	if m.N <= 0 || m.DiagPos.Len() != m.N || m.RowIdx.Len() != m.Elements.Len()-m.N {
 		return nil, fmt.Errorf("%w: CSC operator: n=%d with %d columns, %d values, %d rows", ErrShape, m.N, m.DiagPos.Len(), m.Elements.Len(), m.RowIdx.Len())
 	}
-	val, err := float64Buffer(m.Elements, "CSC elements")
+	so, err := newSparseOperator("CSC", fmtCSC, m.N, m.Elements, v, "csc_spmv_thesis", 3, m.DiagPos, m.RowIdx)
 	if err != nil {
 		return nil, err
 	}
-	dev := m.Elements.Device()
-	if err := checkMatrixValues(dev, val, m.Elements.Len()); err != nil {
-		return nil, err
-	}
-	col, err := m.DiagPos.DeviceBuffer()
-	if err != nil {
-		return nil, err
-	}
-	row, err := m.RowIdx.DeviceBuffer()
-	if err != nil {
-		return nil, err
-	}
-	o := &CSCOperator{m: m, sparseOperator: sparseOperator{name: "CSC operator", elements: m.Elements, v: v,
-		p:      rowProduct{fmt: fmtCSC, n: m.N, le: m.Elements.Len(), val: val},
-		thesis: "csc_spmv_thesis", phases: 3, thesisArgs: []any{val, col, row}}}
-	o.p.idx[0], o.p.idx[1] = col, row
-	if err := needAtomics(dev, v, "CSC"); err != nil {
-		return nil, err
-	}
+	o, dev := &CSCOperator{m: m, sparseOperator: so}, m.Elements.Device()
 	if v == Thesis {
 		return o, nil
 	}
@@ -341,25 +349,11 @@ func NewSKSOperator(m *afarray.SKS, v Variant) (*SKSOperator, error) {
 	if m.N <= 0 || m.Index.Len() != m.N {
 		return nil, fmt.Errorf("%w: SKS operator: n=%d with %d columns", ErrShape, m.N, m.Index.Len())
 	}
-	val, err := float64Buffer(m.Elements, "SKS elements")
+	so, err := newSparseOperator("SKS", fmtSKS, m.N, m.Elements, v, "sks_spmv_thesis", 2, m.Index)
 	if err != nil {
 		return nil, err
 	}
-	dev := m.Elements.Device()
-	if err := checkMatrixValues(dev, val, m.Elements.Len()); err != nil {
-		return nil, err
-	}
-	idx, err := m.Index.DeviceBuffer()
-	if err != nil {
-		return nil, err
-	}
-	o := &SKSOperator{m: m, sparseOperator: sparseOperator{name: "SKS operator", elements: m.Elements, v: v,
-		p:      rowProduct{fmt: fmtSKS, n: m.N, le: m.Elements.Len(), val: val},
-		thesis: "sks_spmv_thesis", phases: 2, thesisArgs: []any{val, idx}}}
-	o.p.idx[0] = idx
-	if err := needAtomics(dev, v, "SKS"); err != nil {
-		return nil, err
-	}
+	o, dev := &SKSOperator{m: m, sparseOperator: so}, m.Elements.Device()
 	if v == Thesis {
 		return o, nil
 	}
@@ -372,7 +366,7 @@ func NewSKSOperator(m *afarray.SKS, v Variant) (*SKSOperator, error) {
 		first.Release()
 		return nil, err
 	}
-	if err := k.Launch([]int{groupsFor(m.N, denseLocal) * denseLocal}, []int{denseLocal}, m.N, o.p.le, idx, first); err != nil {
+	if err := k.Launch([]int{groupsFor(m.N, denseLocal) * denseLocal}, []int{denseLocal}, m.N, o.p.le, o.p.idx[0], first); err != nil {
 		first.Release()
 		return nil, err
 	}
