@@ -55,12 +55,10 @@ func (e *NotPositiveDefiniteError) Error() string {
 func (e *NotPositiveDefiniteError) Unwrap() error { return ErrNotPositiveDefinite }
 
 // ZeroPivotError is returned when the pivot of column Column is zero (or
-// too small to divide by safely). Column is 0-based in the caller's
-// numbering, as in NotPositiveDefiniteError; the message prints it 1-based.
-type ZeroPivotError struct {
-	Column int
-	Pivot  float64
-}
+// too small to divide by safely). It has NotPositiveDefiniteError's fields:
+// Column is 0-based in the caller's numbering; the message prints it
+// 1-based.
+type ZeroPivotError NotPositiveDefiniteError
 
 func (e *ZeroPivotError) Error() string {
 	return fmt.Sprintf("solver: zero pivot %.6g at column %d", e.Pivot, e.Column+1)
