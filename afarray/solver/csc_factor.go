@@ -13,19 +13,10 @@ import (
 // in the thesis CSC layout, in device buffers the factor owns, with the
 // structure from a host symbolic analysis.
 type cscFactor struct {
-	ldlt    bool
-	variant Variant
-
-	n, nnzA, nnzL    int
-	dev              *kernels.Device
-	prog             *kernels.Program
-	status           *sparseStatus
+	sparseBase
+	nnzA, nnzL       int
 	elmL, colL, rowL *kernels.Buffer
-	supernodes       []cscSupernode  // fast schedule
-	work, dscr       *kernels.Buffer // fast: solve work vector, diagonal-block scratch
-	launches         *blockLaunches  // fast: the block kernels
-	ok               bool
-	stats            FactorStats
+	supernodes       []cscSupernode // fast schedule
 }
 
 func (f *cscFactor) name() string {
@@ -149,16 +140,8 @@ func (f *cscFactor) SolveTo(dst, b *afarray.Array) error { return sparseSolveTo(
 // Solve solves A x = b into a new vector.
 func (f *cscFactor) Solve(b *afarray.Array) (*afarray.Array, error) { return sparseSolve(f, b) }
 
-// Stats describes the last factorization and solve.
-func (f *cscFactor) Stats() FactorStats { return f.stats }
-
 // Release frees the factor's device memory.
 func (f *cscFactor) Release() { f.release() }
-
-// state hands the shared solve path (sparse_solve.go) the factor's fields.
-func (f *cscFactor) state() (ok bool, dev *kernels.Device, n int, status *sparseStatus, v Variant, stats *FactorStats) {
-	return f.ok, f.dev, f.n, f.status, f.variant, &f.stats
-}
 
 // factor returns L's device storage (thesis CSC layout), for inspection.
 func (f *cscFactor) factor() (*afarray.CSC, error) {
@@ -199,5 +182,5 @@ func (f *cscFactor) release() {
 			b.Release()
 		}
 	}
-	*f = cscFactor{ldlt: f.ldlt}
+	*f = cscFactor{sparseBase: sparseBase{ldlt: f.ldlt}}
 }

@@ -20,23 +20,13 @@ const DefaultSKSBlockWidth = 32
 // in the skyline storage itself (in place, as in the thesis), so a factor
 // only adds a status buffer and, for the fast variant, two scratch buffers.
 type sksFactor struct {
-	ldlt    bool
-	variant Variant
-	width   int
-
-	n, nnz   int
+	sparseBase
+	width    int
+	nnz      int
 	index    []int32         // host copy of the index, for the launch schedule
 	elm, idx *kernels.Buffer // the factor: a's (or the copy's) storage
 	copied   *afarray.Array  // elements copy owned by the factor (Factorize)
 	owned    *afarray.SKS    // skyline built by FactorizeCOO, owned by the factor
-	dev      *kernels.Device
-	prog     *kernels.Program
-	status   *sparseStatus
-	work     *kernels.Buffer // fast solve: working copy of b
-	dscr     *kernels.Buffer // fast factorization: B x B diagonal-block scratch
-	launches *blockLaunches  // fast: the block kernels
-	ok       bool
-	stats    FactorStats
 }
 
 func (f *sksFactor) name() string {
@@ -169,9 +159,6 @@ func (f *sksFactor) SolveTo(dst, b *afarray.Array) error { return sparseSolveTo(
 // Solve solves A x = b into a new vector.
 func (f *sksFactor) Solve(b *afarray.Array) (*afarray.Array, error) { return sparseSolve(f, b) }
 
-// Stats describes the last factorization and solve.
-func (f *sksFactor) Stats() FactorStats { return f.stats }
-
 // Release frees the factor's own device memory (status, scratch, and the
 // copy made by Factorize). The matrix itself belongs to the caller.
 func (f *sksFactor) Release() { f.release() }
@@ -189,11 +176,6 @@ func (f *sksOf[K]) factorizeOwned(m any, v Variant) error {
 	return f.factorize(isLDLT[K](), m.(*afarray.SKS), v, 0, false)
 }
 
-// state hands the shared solve path (sparse_solve.go) the factor's fields.
-func (f *sksFactor) state() (ok bool, dev *kernels.Device, n int, status *sparseStatus, v Variant, stats *FactorStats) {
-	return f.ok, f.dev, f.n, f.status, f.variant, &f.stats
-}
-
 func (f *sksFactor) release() {
 	f.status.release()
 	f.copied.Release()
@@ -205,5 +187,5 @@ func (f *sksFactor) release() {
 			b.Release()
 		}
 	}
-	*f = sksFactor{ldlt: f.ldlt}
+	*f = sksFactor{sparseBase: sparseBase{ldlt: f.ldlt}}
 }

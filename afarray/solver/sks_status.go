@@ -115,6 +115,35 @@ func (s *sparseStatus) guardFactor(in *kernels.Buffer, nIn int, out *kernels.Buf
 	return factorError(st, pivot, ldlt)
 }
 
+// startSolve returns b's and dst's device buffers after enqueuing a reset
+// of the status and the scan of b's first n doubles; finishSolve ends the
+// solve. Every sparse and supernodal solve goes between the two.
+func (s *sparseStatus) startSolve(dst, b *afarray.Array, n int) (bb, x *kernels.Buffer, err error) {
+	if bb, err = b.DeviceBuffer(); err != nil {
+		return nil, nil, err
+	}
+	if x, err = dst.DeviceBuffer(); err != nil {
+		return nil, nil, err
+	}
+	if err = s.reset(); err != nil {
+		return nil, nil, err
+	}
+	return bb, x, s.check(bb, n, stRHS)
+}
+
+// finishSolve enqueues the scan of the solution's first n doubles, reads
+// the status once and returns the error of what the kernels recorded.
+func (s *sparseStatus) finishSolve(x *kernels.Buffer, n int) error {
+	if err := s.check(x, n, stSolution); err != nil {
+		return err
+	}
+	st, _, err := s.read()
+	if err != nil {
+		return err
+	}
+	return solveError(st)
+}
+
 // factorError turns the status after a factorization into the typed error
 // that explains it, matrix problems first.
 func factorError(st [stInts]int32, pivot float64, ldlt bool) error {

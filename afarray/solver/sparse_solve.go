@@ -8,11 +8,33 @@ import (
 	"github.com/oclsolve/oclsolve/kernels"
 )
 
+// sparseBase is the state the CSC and skyline factors share (embedded in
+// cscFactor and sksFactor), and what the shared solve path reads.
+type sparseBase struct {
+	ldlt     bool
+	variant  Variant
+	n        int
+	dev      *kernels.Device
+	prog     *kernels.Program
+	status   *sparseStatus
+	work     *kernels.Buffer // fast solve: working copy of b
+	dscr     *kernels.Buffer // fast factorization: diagonal-block scratch
+	launches *blockLaunches  // fast: the block kernels
+	ok       bool
+	stats    FactorStats
+}
+
+// base gives the shared solve path the embedding factor's state.
+func (f *sparseBase) base() *sparseBase { return f }
+
+// Stats describes the last factorization and solve.
+func (f *sparseBase) Stats() FactorStats { return f.stats }
+
 // sparseTriangular is what the shared triangular-solve path needs of a CSC
 // or SKS factor: its state and its two solve implementations.
 type sparseTriangular interface {
 	name() string
-	state() (ok bool, dev *kernels.Device, n int, status *sparseStatus, v Variant, stats *FactorStats)
+	base() *sparseBase
 	thesisSolve(x *kernels.Buffer) error
 	fastSolve(b, x *kernels.Buffer) error
 }
@@ -21,29 +43,20 @@ type sparseTriangular interface {
 // input and output are checked for NaN/Inf on the device and the status is
 // read once at the end.
 func sparseSolveTo(f sparseTriangular, dst, b *afarray.Array) error {
-	ok, dev, n, status, variant, stats := f.state()
-	if !ok {
+	c := f.base()
+	dev, n, status, stats := c.dev, c.n, c.status, &c.stats
+	if !c.ok {
 		return fmt.Errorf("%w: %s has no factorization", ErrReleased, f.name())
 	}
 	if err := sparseCheckVectors(dev, n, dst, b); err != nil {
 		return err
 	}
 	start, launches := time.Now(), dev.Launches()
-	bb, err := b.DeviceBuffer()
+	bb, x, err := status.startSolve(dst, b, n)
 	if err != nil {
 		return err
 	}
-	x, err := dst.DeviceBuffer()
-	if err != nil {
-		return err
-	}
-	if err := status.reset(); err != nil {
-		return err
-	}
-	if err := status.check(bb, n, stRHS); err != nil {
-		return err
-	}
-	if variant == Thesis {
+	if c.variant == Thesis {
 		if x != bb {
 			if err := bb.CopyTo(x, 0, 0, int64(8*n)); err != nil {
 				return err
@@ -56,22 +69,17 @@ func sparseSolveTo(f sparseTriangular, dst, b *afarray.Array) error {
 	if err != nil {
 		return err
 	}
-	if err := status.check(x, n, stSolution); err != nil {
-		return err
-	}
-	st, _, err := status.read()
-	if err != nil {
-		return err
-	}
+	err = status.finishSolve(x, n)
 	stats.Solves++
 	stats.SolveTime, stats.SolveLaunches = time.Since(start), dev.Launches()-launches
-	return solveError(st)
+	return err
 }
 
 // sparseSolve solves A x = b into a new vector.
 func sparseSolve(f sparseTriangular, b *afarray.Array) (*afarray.Array, error) {
-	ok, dev, n, _, _, _ := f.state()
-	if !ok {
+	c := f.base()
+	dev, n := c.dev, c.n
+	if !c.ok {
 		return nil, fmt.Errorf("%w: %s has no factorization", ErrReleased, f.name())
 	}
 	buf, err := dev.Alloc(int64(8 * n))

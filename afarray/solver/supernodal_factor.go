@@ -770,18 +770,8 @@ func (f *snFactor) solveTo(dst, b *afarray.Array) error {
 	if err := f.workspace(nrhs); err != nil {
 		return err
 	}
-	bb, err := b.DeviceBuffer()
+	bb, x, err := f.status.startSolve(dst, b, f.n*nrhs)
 	if err != nil {
-		return err
-	}
-	x, err := dst.DeviceBuffer()
-	if err != nil {
-		return err
-	}
-	if err := f.status.reset(); err != nil {
-		return err
-	}
-	if err := f.status.check(bb, f.n*nrhs, stRHS); err != nil {
 		return err
 	}
 	kp, err := f.kernel("sn_permute")
@@ -811,17 +801,11 @@ func (f *snFactor) solveTo(dst, b *afarray.Array) error {
 	if err := ku.Launch([]int{g}, []int{256}, f.y, f.perm, f.n, nrhs, x); err != nil {
 		return err
 	}
-	if err := f.status.check(x, f.n*nrhs, stSolution); err != nil {
-		return err
-	}
-	st, _, err := f.status.read()
-	if err != nil {
-		return err
-	}
+	err = f.status.finishSolve(x, f.n*nrhs)
 	f.stats.Solves++
 	f.stats.SolveTime, f.stats.SolveLaunches = time.Since(start), f.dev.Launches()-launches
 	f.solveProf.into(&f.stats.Profile, "solve ")
-	return solveError(st)
+	return err
 }
 
 // workspace allocates the solve's vectors for nrhs right-hand sides unless
