@@ -269,25 +269,29 @@ func BackwardError(a *sparse.COO, x, b []float64) float64 {
 	if a.Cols != n || len(x) != n || len(b) != n || len(a.I) != len(a.V) || len(a.J) != len(a.V) {
 		return math.Inf(1)
 	}
-	for k := range a.V {
-		// Checked here, before the workers start: a panic in one of them
-		// could not be recovered by the caller.
-		if i, j := a.I[k], a.J[k]; i < 0 || int(i) >= n || j < 0 || int(j) >= n {
-			return math.Inf(1)
-		}
-	}
 	// The entries are split among the cores, each with its own residual
-	// and row sums (a symmetric entry updates two rows), added up after.
+	// and row sums (a symmetric entry updates two rows), added up after,
+	// range by range on every core. Each worker checks its indices before
+	// using them: a panic in one of them could not be recovered by the
+	// caller.
 	m := len(a.V)
 	workers := max(1, min(runtime.GOMAXPROCS(0), m/(1<<17), 16))
 	rs, sums := make([][]float64, workers), make([][]float64, workers)
+	bad := make([]bool, workers)
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			lo, hi := m*w/workers, m*(w+1)/workers
+			for k := lo; k < hi; k++ {
+				if i, j := a.I[k], a.J[k]; i < 0 || int(i) >= n || j < 0 || int(j) >= n {
+					bad[w] = true
+					return
+				}
+			}
 			r, rowAbs := make([]float64, n), make([]float64, n)
-			for k := m * w / workers; k < m*(w+1)/workers; k++ {
+			for k := lo; k < hi; k++ {
 				i, j, v := a.I[k], a.J[k], a.V[k]
 				r[i] -= v * x[j]
 				rowAbs[i] += math.Abs(v)
@@ -300,17 +304,37 @@ func BackwardError(a *sparse.COO, x, b []float64) float64 {
 		}()
 	}
 	wg.Wait()
-	var rInf, aInf, xInf, bInf float64
-	for i := 0; i < n; i++ {
-		ri, ai := b[i], 0.0
-		for w := range rs {
-			ri += rs[w][i]
-			ai += sums[w][i]
+	for _, b := range bad {
+		if b {
+			return math.Inf(1)
 		}
-		rInf = math.Max(rInf, math.Abs(ri))
-		aInf = math.Max(aInf, ai)
-		xInf = math.Max(xInf, math.Abs(x[i]))
-		bInf = math.Max(bInf, math.Abs(b[i]))
+	}
+	ranges := max(1, min(runtime.GOMAXPROCS(0)*4, n/4096))
+	norms := make([][4]float64, ranges) // ||r||∞, ||A||∞, ||x||∞, ||b||∞ of each range
+	for r := 0; r < ranges; r++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var nr [4]float64
+			for i := n * r / ranges; i < n*(r+1)/ranges; i++ {
+				ri, ai := b[i], 0.0
+				for w := range rs {
+					ri += rs[w][i]
+					ai += sums[w][i]
+				}
+				nr[0] = math.Max(nr[0], math.Abs(ri))
+				nr[1] = math.Max(nr[1], ai)
+				nr[2] = math.Max(nr[2], math.Abs(x[i]))
+				nr[3] = math.Max(nr[3], math.Abs(b[i]))
+			}
+			norms[r] = nr
+		}()
+	}
+	wg.Wait()
+	var rInf, aInf, xInf, bInf float64
+	for _, nr := range norms {
+		rInf, aInf = math.Max(rInf, nr[0]), math.Max(aInf, nr[1])
+		xInf, bInf = math.Max(xInf, nr[2]), math.Max(bInf, nr[3])
 	}
 	d := aInf*xInf + bInf
 	if d == 0 {

@@ -216,11 +216,6 @@ const autoSlack = 1.05
 // duplicate counts twice, so the count bounds storage from below only for a
 // compacted c, which is what readers and generators give).
 func offDiagonalLower(c *COO) int64 {
-	var k int64
-	for e := range c.I {
-		if c.I[e] > c.J[e] || (c.Symmetric && c.I[e] < c.J[e]) {
-			k++
-		}
-	}
-	return k
+	sym := c.Symmetric
+	return int64(c.countEntries(func(i, j int32) bool { return i > j || (sym && i < j) }))
 }

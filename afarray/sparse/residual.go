@@ -40,10 +40,16 @@ func scatterRows(c *COO, add func(y []float64, k int)) []float64 {
 		parts[w] = y
 	})
 	y := parts[0]
-	for _, p := range parts[1:] {
-		for i, v := range p {
-			y[i] += v
-		}
+	if len(parts) > 1 {
+		// Added in worker order, range by range on every core: the same
+		// sums as one core would make.
+		scanVertices(len(y), func(lo, hi int) {
+			for _, p := range parts[1:] {
+				for i := lo; i < hi; i++ {
+					y[i] += p[i]
+				}
+			}
+		})
 	}
 	return y
 }

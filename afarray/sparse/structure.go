@@ -80,14 +80,37 @@ func (c *COO) CheckStructure() error {
 		return &StructureError{Index: firstUncovered(c), Count: n - cover, Err: ErrSingular,
 			Detail: fmt.Sprintf("order %d with only %d stored entries: is the size in the header right?", n, nnz)}
 	}
-	rows := make([]bool, n)
-	cols := rows
-	if !c.Symmetric {
-		cols = make([]bool, n)
+	// Each worker marks the rows and columns of its slice of the entries
+	// in its own array; the arrays are merged vertex range by vertex
+	// range. A symmetric c marks rows only (each entry covers its mirror).
+	// Workers are bounded so that their arrays together stay within a few
+	// bytes per stored entry.
+	marks := make([][]bool, max(1, min(scanWorkers(nnz), 2*nnz/max(n, 1))))
+	scanEntriesOn(len(marks), nnz, func(w, lo, hi int) {
+		mk := make([]bool, 2*n)
+		rows, cols := mk[:n], mk[n:]
+		if c.Symmetric {
+			cols = rows
+		}
+		for k := lo; k < hi; k++ {
+			rows[c.I[k]] = true
+			cols[c.J[k]] = true
+		}
+		marks[w] = mk
+	})
+	all := marks[0]
+	if len(marks) > 1 {
+		scanVertices(2*n, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				for _, mk := range marks[1:] {
+					all[i] = all[i] || mk[i]
+				}
+			}
+		})
 	}
-	for k := range c.V {
-		rows[c.I[k]] = true
-		cols[c.J[k]] = true
+	rows, cols := all[:n], all[n:]
+	if c.Symmetric {
+		cols = rows
 	}
 	if err := firstEmpty(rows, false); err != nil {
 		return err
@@ -106,10 +129,23 @@ func (c *COO) CheckDiagonal() error {
 	if n > 2*c.NNZ() {
 		return c.CheckStructure()
 	}
+	// The diagonal entries are found on every core, then summed in the
+	// order they are stored (the same sums, bit for bit, as one pass).
+	diag := make([][]int, scanWorkers(len(c.V)))
+	scanEntriesOn(len(diag), len(c.V), func(w, lo, hi int) {
+		var ks []int
+		for k := lo; k < hi; k++ {
+			if c.I[k] == c.J[k] {
+				ks = append(ks, k)
+			}
+		}
+		diag[w] = ks
+	})
 	d := make([]float64, n)
 	seen := make([]bool, n)
-	for k := range c.V {
-		if i := c.I[k]; i == c.J[k] {
+	for _, ks := range diag {
+		for _, k := range ks {
+			i := c.I[k]
 			d[i] += c.V[k]
 			seen[i] = true
 		}
@@ -142,9 +178,20 @@ func (c *COO) checkSquare() error {
 	if len(c.I) != len(c.V) || len(c.J) != len(c.V) {
 		return fmt.Errorf("%w: COO slices have lengths I=%d J=%d V=%d", ErrShape, len(c.I), len(c.J), len(c.V))
 	}
-	for k := range c.V {
-		if i, j := c.I[k], c.J[k]; i < 0 || int(i) >= c.Rows || j < 0 || int(j) >= c.Cols {
-			return fmt.Errorf("%w: entry %d at (%d,%d) outside %dx%d", ErrIndex, k, i+1, j+1, c.Rows, c.Cols)
+	bad := make([]int, scanWorkers(len(c.V)))
+	scanEntriesOn(len(bad), len(c.V), func(w, lo, hi int) {
+		bad[w] = -1
+		rows, cols := int32(c.Rows), int32(c.Cols)
+		for k := lo; k < hi; k++ {
+			if i, j := c.I[k], c.J[k]; i < 0 || i >= rows || j < 0 || j >= cols {
+				bad[w] = k
+				return
+			}
+		}
+	})
+	for _, k := range bad {
+		if k >= 0 {
+			return fmt.Errorf("%w: entry %d at (%d,%d) outside %dx%d", ErrIndex, k, c.I[k]+1, c.J[k]+1, c.Rows, c.Cols)
 		}
 	}
 	return nil

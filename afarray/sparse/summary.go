@@ -23,11 +23,25 @@ func (c *COO) NNZLower() int {
 	if c.Symmetric {
 		return len(c.V)
 	}
-	n := 0
-	for k := range c.V {
-		if c.I[k] >= c.J[k] {
-			n++
+	return c.countEntries(func(i, j int32) bool { return i >= j })
+}
+
+// countEntries counts the entries (i, j) for which keep holds, on every
+// core.
+func (c *COO) countEntries(keep func(i, j int32) bool) int {
+	counts := make([]int, scanWorkers(len(c.V)))
+	scanEntriesOn(len(counts), len(c.V), func(w, lo, hi int) {
+		n := 0
+		for k := lo; k < hi; k++ {
+			if keep(c.I[k], c.J[k]) {
+				n++
+			}
 		}
+		counts[w] = n
+	})
+	n := 0
+	for _, k := range counts {
+		n += k
 	}
 	return n
 }
@@ -39,13 +53,7 @@ func (c *COO) NNZFull() int {
 	if !c.Symmetric {
 		return len(c.V)
 	}
-	diag := 0
-	for k := range c.V {
-		if c.I[k] == c.J[k] {
-			diag++
-		}
-	}
-	return 2*len(c.V) - diag
+	return 2*len(c.V) - c.countEntries(func(i, j int32) bool { return i == j })
 }
 
 // String summarises the matrix in one line.
