@@ -66,7 +66,9 @@ func (e *exitError) Unwrap() error { return e.err }
 
 func main() {
 	notebook.RunWorkerIfChild() // a notebook worker never returns from it
+	trace("main")
 	code := runMain(os.Args[1:], os.Stdout, os.Stderr)
+	trace("exit")
 	// Under mpiexec every rank must finalize MPI before it exits; this does
 	// nothing when the PETSc engine was not used (or not built).
 	if err := petsc.Finalize(); err != nil {

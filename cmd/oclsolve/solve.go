@@ -396,15 +396,19 @@ func loadOnDevices(f *solveFlags) (*solveProblem, []*kernels.Device, float64, er
 	devReady := make(chan devResult, 1)
 	go func() {
 		devs, err := selectDevices(f.devices, o.Method, o.Format, o.Variant)
+		trace("devices found")
 		if err == nil {
 			err = devs[0].Finish()
 		}
+		trace("context ready")
 		devReady <- devResult{devs, err}
 	}()
 	readStart := time.Now()
 	p, err := loadSystem(f.posArgs, o, f.rhs, f.rhsSet, f.ref)
 	readTime := time.Since(readStart)
+	trace("input read")
 	dr := <-devReady
+	trace("device ready")
 	if dr.err != nil {
 		return nil, nil, 0, dr.err
 	}
@@ -430,7 +434,9 @@ func runSolveMethod(m *solveMethod, p *solveProblem, o *solveOptions, asJSON boo
 	start := time.Now()
 	compile0 := dev.CompileTime()
 	stopProgress := progress(os.Stderr, "solving", asJSON, dev)
+	trace("solve starts")
 	out, err := m.run(p, o)
+	trace("solve ends")
 	stopProgress()
 	if err != nil {
 		return nil, err
@@ -460,6 +466,7 @@ func solveReportOf(p *solveProblem, o *solveOptions, m *solveMethod, out *solveO
 	}
 	out.Notes = append(p.Notes, out.Notes...)
 	rep := makeReport(p, o, m, out)
+	trace("answer checked")
 	rep.Device = dev.Name()
 	if len(devs) > 1 {
 		rep.Device = kernels.Labels(devs)
@@ -497,9 +504,14 @@ func emitSolveReport(rep *solveReport, f *solveFlags) error {
 	if f.asJSON {
 		enc := json.NewEncoder(report)
 		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+		trace("report printed")
+		return nil
 	}
 	printReport(report, rep)
+	trace("report printed")
 	return nil
 }
 
