@@ -55,8 +55,8 @@ func applyTriangleRule(p *solveProblem, o *solveOptions) error {
 		p.Notes = append(p.Notes, fmt.Sprintf("%s stores only the %s triangle: solved as the symmetric matrix it stores (--symmetric)", p.Source, tri))
 		return nil
 	case o.Method == "cholesky" || o.Method == "ldlt" || o.Method == "cg":
-		return fmt.Errorf("%w: %s stores only the %s triangle and is not marked symmetric, so it is a triangular matrix, which %s cannot solve; if it stores one triangle of a symmetric matrix (scipy.sparse.tril), pass --symmetric",
-			sparse.ErrNotSymmetric, p.Source, tri, o.Method)
+		return fmt.Errorf("%s needs a symmetric matrix: %w: %s stores only the %s triangle and is not marked symmetric, so it is a triangular matrix; if it stores one triangle of a symmetric matrix (scipy.sparse.tril), pass --symmetric",
+			o.Method, sparse.ErrNotSymmetric, p.Source, tri)
 	}
 	p.Notes = append(p.Notes, fmt.Sprintf("%s stores only the %s triangle and is not marked symmetric: solved as the triangular matrix it is (--symmetric for one triangle of a symmetric matrix)", p.Source, tri))
 	return nil
