@@ -28,7 +28,7 @@ APT_TEST := tmux python3-scipy python3-numpy jupyter-notebook python3-nbconvert 
 APT_PETSC := libpetsc-real3.18-dev openmpi-bin pkg-config
 BIN_PETSC := bin/oclsolve-petsc
 
-.PHONY: all build run test deps deps-test deps-petsc petsc test-petsc gomod vet notebooks bench clean
+.PHONY: all build run test deps deps-test deps-petsc petsc test-petsc petsc-agree gomod vet notebooks bench clean
 
 all: build
 
@@ -87,6 +87,15 @@ test-petsc: deps-petsc gomod
 	$(GO) vet -tags petsc ./afarray/solver/petsc ./cmd/oclsolve
 	$(GO) test -tags petsc -count=1 -timeout 5m ./afarray/solver/petsc
 	$(GO) test -tags petsc -count=1 -timeout 5m -run 'PETSc' ./cmd/oclsolve
+
+# petsc-agree is the large cross-engine check of issue 17, kept out of
+# make test (minutes on 2 cores, several GB): MUMPS under mpiexec -n 2 and
+# the device's supernodal Cholesky must reach backward error <= 1e-14 and
+# agree to 1e-10 relative on Model 1 and Model 2 at a few hundred thousand
+# unknowns. PETSC_AGREE overrides the problems (spec[@format+format],...).
+PETSC_AGREE ?= model2:300000@supernodal,model1:300000@supernodal
+petsc-agree: deps-petsc gomod
+	OCLSOLVE_PETSC_AGREE='$(PETSC_AGREE)' $(GO) test -tags petsc -count=1 -timeout 60m -v -run 'PETScAgreesWithDevice' ./cmd/oclsolve
 
 # notebooks runs every notebook at $(OCLSOLVE_SCALE) (small by default; thesis or large on a
 # GPU) in-process and through Debian's Jupyter with our kernelspec. Outputs go to

@@ -160,6 +160,7 @@ type solveOutcome struct {
 //	relative_residual        ||b - A x||₂ / ||b||₂
 //	backward_error           normwise backward error ||b - A x||∞ / (||A||∞ ||x||∞ + ||b||∞)
 //	ref_max_abs_diff, ref_norm2_diff  max|x - xref| and ||x - xref||₂ when --ref is given
+//	ref_rel_diff             ||x - xref||₂ / ||xref||₂ when --ref is given
 //	converged                iterative methods: whether the tolerance was reached
 //	error                    why the answer must not be trusted (the command then
 //	                         exits 3 for CG that did not converge, 4 for a direct
@@ -189,6 +190,7 @@ type solveReport struct {
 	BackwardError    float64             `json:"backward_error"`
 	RefMaxAbsDiff    *float64            `json:"ref_max_abs_diff,omitempty"`
 	RefNorm2Diff     *float64            `json:"ref_norm2_diff,omitempty"`
+	RefRelDiff       *float64            `json:"ref_rel_diff,omitempty"`
 	Converged        *bool               `json:"converged,omitempty"`
 	Error            string              `json:"error,omitempty"`
 	Notes            []string            `json:"notes,omitempty"`
@@ -742,17 +744,27 @@ func makeReport(p *solveProblem, o *solveOptions, m *solveMethod, out *solveOutc
 	}
 	rep.RelativeResidual = math.Sqrt(r2) / math.Max(math.Sqrt(b2), math.SmallestNonzeroFloat64)
 	rep.BackwardError = sparse.BackwardError(p.normInf(), ax, out.X, p.B)
-	if p.Ref != nil {
-		var mx, s float64
-		for i, v := range out.X {
-			d := math.Abs(v - p.Ref[i])
-			mx = math.Max(mx, d)
-			s += d * d
-		}
-		s = math.Sqrt(s)
-		rep.RefMaxAbsDiff, rep.RefNorm2Diff = &mx, &s
-	}
+	rep.compareRef(out.X, p.Ref)
 	return rep
+}
+
+// compareRef sets the report's differences from the reference solution
+// ref (nothing when ref is nil): max|x - xref|, ||x - xref||₂ and
+// ||x - xref||₂ / ||xref||₂, the figure to compare two engines' answers by.
+func (rep *solveReport) compareRef(x, ref []float64) {
+	if ref == nil {
+		return
+	}
+	var mx, s, r float64
+	for i, v := range x {
+		d := math.Abs(v - ref[i])
+		mx = math.Max(mx, d)
+		s += d * d
+		r += ref[i] * ref[i]
+	}
+	s = math.Sqrt(s)
+	rel := s / math.Max(math.Sqrt(r), math.SmallestNonzeroFloat64)
+	rep.RefMaxAbsDiff, rep.RefNorm2Diff, rep.RefRelDiff = &mx, &s, &rel
 }
 
 func (p *solveProblem) matVec(x []float64) []float64 {
@@ -791,7 +803,7 @@ func printReport(w io.Writer, r *solveReport) {
 	}
 	fmt.Fprintf(w, "residual      ||b-Ax||/||b|| = %.3e, backward error = %.3e\n", r.RelativeResidual, r.BackwardError)
 	if r.RefMaxAbsDiff != nil {
-		fmt.Fprintf(w, "vs reference  max|x-xref| = %.3e, ||x-xref|| = %.3e\n", *r.RefMaxAbsDiff, *r.RefNorm2Diff)
+		fmt.Fprintf(w, "vs reference  max|x-xref| = %.3e, ||x-xref|| = %.3e, ||x-xref||/||xref|| = %.3e\n", *r.RefMaxAbsDiff, *r.RefNorm2Diff, *r.RefRelDiff)
 	}
 	if r.Converged != nil {
 		fmt.Fprintf(w, "converged     %v\n", *r.Converged)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"strings"
 	"time"
@@ -150,16 +149,7 @@ func runPETSc(p *solveProblem, o *solveOptions) (*solveReport, []float64, error)
 	if note, ok := p.Spec.(string); ok && note != "" {
 		rep.Notes = append(rep.Notes, note)
 	}
-	if p.Ref != nil {
-		var mx, s float64
-		for i, v := range x {
-			d := math.Abs(v - p.Ref[i])
-			mx = math.Max(mx, d)
-			s += d * d
-		}
-		s = math.Sqrt(s)
-		rep.RefMaxAbsDiff, rep.RefNorm2Diff = &mx, &s
-	}
+	rep.compareRef(x, p.Ref)
 	return rep, x, err
 }
 

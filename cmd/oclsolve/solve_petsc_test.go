@@ -142,3 +142,55 @@ func matrixDirForPETSc() string {
 	}
 	return "../../../shared/matrices"
 }
+
+// TestPETScAgreesWithDevice is the cross-engine check of issue 17: a
+// generated model solved by MUMPS under `mpiexec -n 2` (x written with -o)
+// and by the device solvers (supernodal and skyline Cholesky, on the
+// default OpenCL device, --ref the MUMPS x) must both reach backward error
+// <= 1e-14 and agree to ||x_dev - x_mumps||₂ / ||x_mumps||₂ <= 1e-10.
+// OCLSOLVE_PETSC_AGREE lists the problems (generator specs, each with an
+// optional @format list joined by +, default supernodal+sks); `make
+// petsc-agree` runs it at a few hundred thousand unknowns.
+func TestPETScAgreesWithDevice(t *testing.T) {
+	specs := "model1:1500,model2:3546"
+	if s := os.Getenv("OCLSOLVE_PETSC_AGREE"); s != "" {
+		specs = s
+	}
+	for _, spec := range strings.Split(specs, ",") {
+		src, formatList, ok := strings.Cut(spec, "@")
+		formats := []string{"supernodal", "sks"}
+		if ok {
+			formats = strings.Split(formatList, "+")
+		}
+		xPath := filepath.Join(t.TempDir(), "x.npy")
+		out, errOut, code := mpiOclsolve(t, "solve", "--engine", "petsc", "--json", "-o", xPath, src)
+		var mumps solveReport
+		if code != 0 || json.Unmarshal([]byte(out), &mumps) != nil {
+			t.Errorf("%s mumps: exit %d, output %q, stderr %q", src, code, out, errOut)
+			continue
+		}
+		if mumps.BackwardError > 1e-14 {
+			t.Errorf("%s mumps: backward error %.2e > 1e-14", src, mumps.BackwardError)
+		}
+		t.Logf("%s: MUMPS on %d ranks, n %d, backward error %.2e, %.2f s (symbolic %.2f, factorize %.2f, solve %.2f)",
+			src, mumps.PETSc.Ranks, mumps.N, mumps.BackwardError, mumps.Times.Total, mumps.Times.Symbolic, mumps.Times.Factorize, mumps.Times.Solve)
+		for _, format := range formats {
+			var stderr strings.Builder
+			var code int
+			stdout := captureStdout(t, func() {
+				code = runMain([]string{"solve", "--method", "cholesky", "--format", format, "--ref", xPath, "--json", src}, os.Stdout, &stderr)
+			})
+			var dev solveReport
+			if code != 0 || json.Unmarshal([]byte(stdout), &dev) != nil || dev.RefRelDiff == nil {
+				t.Errorf("%s %s: exit %d, output %q, stderr %q", src, format, code, stdout, stderr.String())
+				continue
+			}
+			if dev.N != mumps.N || dev.BackwardError > 1e-14 || *dev.RefRelDiff > 1e-10 {
+				t.Errorf("%s %s: n %d (MUMPS %d), backward error %.2e, ||x - x_mumps|| / ||x_mumps|| = %.2e (limits 1e-14, 1e-10)",
+					src, format, dev.N, mumps.N, dev.BackwardError, *dev.RefRelDiff)
+			}
+			t.Logf("%s %s on %s: backward error %.2e, ||x - x_mumps|| / ||x_mumps|| = %.2e, max|x - x_mumps| = %.2e, %.2f s (factorize %.2f, solve %.2f)",
+				src, format, dev.Device, dev.BackwardError, *dev.RefRelDiff, *dev.RefMaxAbsDiff, dev.Times.Total, dev.Times.Factorize, dev.Times.Solve)
+		}
+	}
+}
