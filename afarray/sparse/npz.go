@@ -48,62 +48,20 @@ func ReadNPZFrom(r io.ReaderAt, size int64, name string) (*COO, error) {
 	if err != nil {
 		return nil, &ParseError{File: name, Msg: "not an .npz archive: " + err.Error()}
 	}
-	members := map[string]*zip.File{}
+	z := &npzArchive{name: name, size: size, members: map[string]*zip.File{}}
 	for _, f := range zr.File {
-		members[strings.TrimSuffix(f.Name, ".npy")] = f
+		z.members[strings.TrimSuffix(f.Name, ".npy")] = f
 	}
-	open := func(key string) (*npyArray, io.ReadCloser, error) {
-		f, ok := members[key]
-		if !ok {
-			return nil, nil, &ParseError{File: name, Msg: fmt.Sprintf("no %q array: not a scipy.sparse.save_npz file", key)}
-		}
-		// The directory's sizes can lie too: a stored member cannot be
-		// larger than the archive, a deflated one than ~1032 times its
-		// compressed bytes (deflate's best ratio).
-		us, cs := f.UncompressedSize64, f.CompressedSize64
-		if cs > uint64(size) || us > 1<<62 || (f.Method == zip.Store && us > cs) || us > 1100*cs+1024 {
-			return nil, nil, &ParseError{File: name, Msg: fmt.Sprintf("%s: sizes in the zip directory (%d bytes, %d compressed) do not fit an archive of %d bytes", f.Name, us, cs, size)}
-		}
-		rc, err := f.Open()
-		if err != nil {
-			return nil, nil, &ParseError{File: name, Msg: fmt.Sprintf("%s: %v", f.Name, err)}
-		}
-		a, err := readNPYHeader(bufio.NewReaderSize(rc, 1<<16), name+":"+f.Name, int64(us))
-		if err != nil {
-			rc.Close()
-			return nil, nil, err
-		}
-		// The header reader buffered ahead: reopen and skip the header
-		// for a single straight read of the elements.
-		rc.Close()
-		if rc, err = f.Open(); err != nil {
-			return nil, nil, &ParseError{File: name, Msg: fmt.Sprintf("%s: %v", f.Name, err)}
-		}
-		if _, err := io.CopyN(io.Discard, rc, int64(us)-a.elems*int64(a.size)); err != nil {
-			rc.Close()
-			return nil, nil, &ParseError{File: name, Msg: fmt.Sprintf("%s: %v", f.Name, err)}
-		}
-		return a, rc, nil
-	}
-	format, err := npzString(open, "format")
+	format, err := npzString(z.open, "format")
 	if err != nil {
 		return nil, err
 	}
-	a, rc, err := open("shape")
+	rows, cols, err := z.shape()
 	if err != nil {
 		return nil, err
 	}
-	shape, err := a.int32s(rc, 0, maxOrder, "shape")
-	rc.Close()
-	if err != nil {
-		return nil, err
-	}
-	if len(shape) != 2 {
-		return nil, &ParseError{File: name, Msg: fmt.Sprintf("shape has %d dimensions, want 2", len(shape))}
-	}
-	rows, cols := int64(shape[0]), int64(shape[1])
 	c := &COO{Rows: int(rows), Cols: int(cols)}
-	if _, ok := members[npzSymmetricKey]; ok {
+	if _, ok := z.members[npzSymmetricKey]; ok {
 		c.Symmetric = true
 	}
 	var keys [3]string
@@ -127,7 +85,7 @@ func ReadNPZFrom(r io.ReaderAt, size int64, name string) (*COO, error) {
 		}
 	}()
 	for k, key := range keys {
-		if arrs[k], rcs[k], err = open(key); err != nil {
+		if arrs[k], rcs[k], err = z.open(key); err != nil {
 			return nil, err
 		}
 		if len(arrs[k].shape) != 1 {
@@ -139,18 +97,119 @@ func ReadNPZFrom(r io.ReaderAt, size int64, name string) (*COO, error) {
 	if format == "csc" {
 		major, minor = cols, rows
 	}
+	if err := checkNPZLengths(name, format, arrs, rows, cols, major); err != nil {
+		return nil, err
+	}
+	idx, err := readNPZArrays(c, format, arrs, rcs, rows, cols, minor)
+	if err != nil {
+		return nil, err
+	}
+	if format == "coo" {
+		c.I, c.J = idx[1], idx[2]
+	} else {
+		expanded, err := expandNPZPointers(name, idx[2], int(major), nnz)
+		if err != nil {
+			return nil, err
+		}
+		if format == "csr" {
+			c.I, c.J = expanded, idx[1]
+		} else {
+			c.I, c.J = idx[1], expanded
+		}
+	}
+	if c.Symmetric {
+		if err := checkNPZLower(name, c); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// npzArchive is an open save_npz archive: its members by array name.
+type npzArchive struct {
+	name    string // in messages
+	size    int64
+	members map[string]*zip.File
+}
+
+// open returns the header of the array key and a reader positioned at its
+// elements.
+func (z *npzArchive) open(key string) (*npyArray, io.ReadCloser, error) {
+	name := z.name
+	f, ok := z.members[key]
+	if !ok {
+		return nil, nil, &ParseError{File: name, Msg: fmt.Sprintf("no %q array: not a scipy.sparse.save_npz file", key)}
+	}
+	// The directory's sizes can lie too: a stored member cannot be
+	// larger than the archive, a deflated one than ~1032 times its
+	// compressed bytes (deflate's best ratio).
+	us, cs := f.UncompressedSize64, f.CompressedSize64
+	if cs > uint64(z.size) || us > 1<<62 || (f.Method == zip.Store && us > cs) || us > 1100*cs+1024 {
+		return nil, nil, &ParseError{File: name, Msg: fmt.Sprintf("%s: sizes in the zip directory (%d bytes, %d compressed) do not fit an archive of %d bytes", f.Name, us, cs, z.size)}
+	}
+	rc, err := f.Open()
+	if err != nil {
+		return nil, nil, &ParseError{File: name, Msg: fmt.Sprintf("%s: %v", f.Name, err)}
+	}
+	a, err := readNPYHeader(bufio.NewReaderSize(rc, 1<<16), name+":"+f.Name, int64(us))
+	if err != nil {
+		rc.Close()
+		return nil, nil, err
+	}
+	// The header reader buffered ahead: reopen and skip the header
+	// for a single straight read of the elements.
+	rc.Close()
+	if rc, err = f.Open(); err != nil {
+		return nil, nil, &ParseError{File: name, Msg: fmt.Sprintf("%s: %v", f.Name, err)}
+	}
+	if _, err := io.CopyN(io.Discard, rc, int64(us)-a.elems*int64(a.size)); err != nil {
+		rc.Close()
+		return nil, nil, &ParseError{File: name, Msg: fmt.Sprintf("%s: %v", f.Name, err)}
+	}
+	return a, rc, nil
+}
+
+// shape reads the matrix's two dimensions.
+func (z *npzArchive) shape() (rows, cols int64, err error) {
+	a, rc, err := z.open("shape")
+	if err != nil {
+		return 0, 0, err
+	}
+	shape, err := a.int32s(rc, 0, maxOrder, "shape")
+	rc.Close()
+	if err != nil {
+		return 0, 0, err
+	}
+	if len(shape) != 2 {
+		return 0, 0, &ParseError{File: z.name, Msg: fmt.Sprintf("shape has %d dimensions, want 2", len(shape))}
+	}
+	return int64(shape[0]), int64(shape[1]), nil
+}
+
+// checkNPZLengths checks the three arrays' lengths against each other and
+// the shape (major: the pointers' dimension of csr and csc).
+func checkNPZLengths(name, format string, arrs [3]*npyArray, rows, cols, major int64) error {
+	nnz := arrs[0].elems
 	switch {
 	case format == "coo" && (arrs[1].elems != nnz || arrs[2].elems != nnz):
-		return nil, &ParseError{File: name, Msg: fmt.Sprintf("coo arrays have %d values, %d rows and %d columns", nnz, arrs[1].elems, arrs[2].elems)}
+		return &ParseError{File: name, Msg: fmt.Sprintf("coo arrays have %d values, %d rows and %d columns", nnz, arrs[1].elems, arrs[2].elems)}
 	case format != "coo" && arrs[1].elems != nnz:
-		return nil, &ParseError{File: name, Msg: fmt.Sprintf("%s has %d values but %d indices", format, nnz, arrs[1].elems)}
+		return &ParseError{File: name, Msg: fmt.Sprintf("%s has %d values but %d indices", format, nnz, arrs[1].elems)}
 	case format != "coo" && arrs[2].elems != major+1:
-		return nil, &ParseError{File: name, Msg: fmt.Sprintf("%s of shape %dx%d needs %d pointers, indptr has %d", format, rows, cols, major+1, arrs[2].elems)}
+		return &ParseError{File: name, Msg: fmt.Sprintf("%s of shape %dx%d needs %d pointers, indptr has %d", format, rows, cols, major+1, arrs[2].elems)}
 	}
+	return nil
+}
+
+// readNPZArrays reads the three arrays at once, each index checked against
+// its range: the values into c.V, the indices (and csr/csc pointers) into
+// the returned idx[1] and idx[2].
+func readNPZArrays(c *COO, format string, arrs [3]*npyArray, rcs [3]io.ReadCloser, rows, cols, minor int64) ([3][]int32, error) {
+	nnz := arrs[0].elems
 	var idx [3][]int32
 	var errs [3]error
 	var wg sync.WaitGroup
-	for k := range keys {
+	for k := range arrs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -171,48 +230,47 @@ func ReadNPZFrom(r io.ReaderAt, size int64, name string) (*COO, error) {
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			return nil, err
+			return idx, err
 		}
 	}
-	if format == "coo" {
-		c.I, c.J = idx[1], idx[2]
-	} else {
-		ptr := idx[2]
-		if ptr[0] != 0 || int64(ptr[major]) != nnz {
-			return nil, &ParseError{File: name, Msg: fmt.Sprintf("indptr runs from %d to %d, want 0 to %d", ptr[0], ptr[major], nnz), Err: ErrIndex}
-		}
-		for p := 0; p < int(major); p++ {
-			if ptr[p+1] < ptr[p] {
-				return nil, &ParseError{File: name, Msg: fmt.Sprintf("indptr decreases at %d", p), Err: ErrIndex}
-			}
-		}
-		// Expand the pointers: the major index of every entry.
-		expanded := make([]int32, nnz)
-		workers := 8
-		run(workers, workers, func(w int) {
-			for p := int(major) * w / workers; p < int(major)*(w+1)/workers; p++ {
-				for q := ptr[p]; q < ptr[p+1]; q++ {
-					expanded[q] = int32(p)
-				}
-			}
-		})
-		if format == "csr" {
-			c.I, c.J = expanded, idx[1]
-		} else {
-			c.I, c.J = idx[1], expanded
+	return idx, nil
+}
+
+// expandNPZPointers checks csr/csc pointers and expands them: the major
+// index of every entry.
+func expandNPZPointers(name string, ptr []int32, major int, nnz int64) ([]int32, error) {
+	if ptr[0] != 0 || int64(ptr[major]) != nnz {
+		return nil, &ParseError{File: name, Msg: fmt.Sprintf("indptr runs from %d to %d, want 0 to %d", ptr[0], ptr[major], nnz), Err: ErrIndex}
+	}
+	for p := 0; p < major; p++ {
+		if ptr[p+1] < ptr[p] {
+			return nil, &ParseError{File: name, Msg: fmt.Sprintf("indptr decreases at %d", p), Err: ErrIndex}
 		}
 	}
-	if c.Symmetric {
-		if c.Rows != c.Cols {
-			return nil, &ParseError{File: name, Msg: fmt.Sprintf("symmetric matrix of shape %dx%d", rows, cols), Err: ErrShape}
-		}
-		for k := range c.I {
-			if c.I[k] < c.J[k] {
-				return nil, &ParseError{File: name, Msg: fmt.Sprintf("entry (%d,%d) lies above the diagonal of a matrix marked symmetric (lower triangle)", c.I[k], c.J[k])}
+	expanded := make([]int32, nnz)
+	workers := 8
+	run(workers, workers, func(w int) {
+		for p := major * w / workers; p < major*(w+1)/workers; p++ {
+			for q := ptr[p]; q < ptr[p+1]; q++ {
+				expanded[q] = int32(p)
 			}
 		}
+	})
+	return expanded, nil
+}
+
+// checkNPZLower refuses a matrix marked symmetric that is not square or
+// has an entry above the diagonal.
+func checkNPZLower(name string, c *COO) error {
+	if c.Rows != c.Cols {
+		return &ParseError{File: name, Msg: fmt.Sprintf("symmetric matrix of shape %dx%d", c.Rows, c.Cols), Err: ErrShape}
 	}
-	return c, nil
+	for k := range c.I {
+		if c.I[k] < c.J[k] {
+			return &ParseError{File: name, Msg: fmt.Sprintf("entry (%d,%d) lies above the diagonal of a matrix marked symmetric (lower triangle)", c.I[k], c.J[k])}
+		}
+	}
+	return nil
 }
 
 func npzString(open func(string) (*npyArray, io.ReadCloser, error), key string) (string, error) {
