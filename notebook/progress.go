@@ -3,28 +3,19 @@ package notebook
 import (
 	"fmt"
 	"html"
-	"os"
 	"time"
 
 	"github.com/oclsolve/oclsolve/afarray/solver"
+	"github.com/oclsolve/oclsolve/repl"
 	"github.com/oclsolve/oclsolve/repl/display"
 )
 
-// A cell that runs longer than progressAfter shows an updating display:
+// A cell that runs longer than repl.ProgressAfter (2 s) shows an updating display:
 // one output, replaced in place (display_data with a display_id, then
 // update_display_data), with a progress bar and the phase of the solve
 // under way (solver.Current: factorization levels or columns, CG's
 // iteration and residual). When the cell ends the display becomes a line
 // with the cell's time and the phase split of its solves, as :time prints.
-
-// progressAfter is how long a cell runs before its progress shows;
-// OCLSOLVE_PROGRESS_AFTER (a Go duration) changes it, for tests.
-func progressAfter() time.Duration {
-	if d, err := time.ParseDuration(os.Getenv("OCLSOLVE_PROGRESS_AFTER")); err == nil && d >= 0 {
-		return d
-	}
-	return 2 * time.Second
-}
 
 // Ticks of the progress display: how often it looks, and at most how often
 // it updates the front end (variables for the tests).
@@ -36,7 +27,7 @@ var (
 // showProgress starts the progress display of a cell, published through
 // publish; the returned function ends it (and must be called once).
 func showProgress(publish func(display.Data)) (stop func()) {
-	after := progressAfter()
+	after := repl.ProgressAfter()
 	h := display.NewHandle()
 	split0 := solver.Totals()
 	start := time.Now()

@@ -37,9 +37,15 @@ const (
 	PromptContinue = "       .. "
 )
 
-// progressAfter is how long an evaluation runs before the terminal shows
-// that it is still working.
-const progressAfter = 2 * time.Second
+// ProgressAfter is how long work runs before the terminal REPL, the
+// command line and notebook cells show its progress: 2 s, or the Go
+// duration in OCLSOLVE_PROGRESS_AFTER (tests use 0s).
+func ProgressAfter() time.Duration {
+	if d, err := time.ParseDuration(os.Getenv("OCLSOLVE_PROGRESS_AFTER")); err == nil && d >= 0 {
+		return d
+	}
+	return 2 * time.Second
+}
 
 // DefaultHistoryFile is where the terminal REPL keeps its history.
 func DefaultHistoryFile() string {
@@ -145,7 +151,7 @@ func RunTerminal(e *Engine, o TerminalOptions) error {
 }
 
 // evalInterruptible evaluates src with SIGINT routed to Interrupt, and
-// shows progress on the terminal when it takes longer than progressAfter.
+// shows progress on the terminal when it takes longer than ProgressAfter.
 func evalInterruptible(e *Engine, src string, stderr io.Writer) (res Result, err error) {
 	err = interruptible(e, stderr, func() error {
 		res, err = e.Eval(src)
@@ -162,13 +168,13 @@ func RunScript(e *Engine, name, src string, stderr io.Writer) error {
 }
 
 // interruptible runs eval with SIGINT routed to e.Interrupt, showing
-// progress on stderr, when it is a terminal, after progressAfter.
+// progress on stderr, when it is a terminal, after ProgressAfter.
 func interruptible(e *Engine, stderr io.Writer, eval func() error) error {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt)
 	defer signal.Stop(sig)
 	done := make(chan struct{})
-	showProgress := isTerminal(stderr)
+	showProgress, after := isTerminal(stderr), ProgressAfter()
 	var shown atomic.Bool
 	exited := make(chan struct{})
 	go func() {
@@ -183,7 +189,7 @@ func interruptible(e *Engine, stderr io.Writer, eval func() error) error {
 			case <-sig:
 				e.Interrupt()
 			case now := <-tick.C:
-				if showProgress && now.Sub(start) >= progressAfter {
+				if showProgress && now.Sub(start) >= after {
 					// The line is rewritten in place and erased when the
 					// evaluation ends (see the deferred clear below).
 					fmt.Fprintf(stderr, "\r\x1b[K[%s]", ProgressLine(now.Sub(start)))

@@ -10,18 +10,15 @@ import (
 
 	"github.com/oclsolve/oclsolve/afarray/solver"
 	"github.com/oclsolve/oclsolve/kernels"
+	"github.com/oclsolve/oclsolve/repl"
 )
 
-// progressAfter is how long work runs before the command line shows that
-// it is still working.
-const progressAfter = 2 * time.Second
-
-// progress shows, on w when it is a terminal and after progressAfter, one
-// line rewritten in place (progressText): what is running, for how long,
-// and the phase and progress of the solve under way (solver.Current), or
-// for work outside solver.Run how many kernels the device has been given.
-// The returned function erases the line.
-// Nothing is shown when quiet is set (--json) or w is not a terminal, so
+// progress shows, on w when it is a terminal and after repl.ProgressAfter
+// (2 s), one line rewritten in place (progressText): what is running, for
+// how long, and the phase and progress of the solve under way
+// (solver.Current), or for work outside solver.Run how many kernels the
+// device has been given. The returned function erases the line. Nothing is
+// shown when quiet is set (--json) or w is not a terminal, so
 // logs and pipes stay clean.
 func progress(w io.Writer, what string, quiet bool, dev *kernels.Device) (stop func()) {
 	f, ok := w.(*os.File)
@@ -30,7 +27,7 @@ func progress(w io.Writer, what string, quiet bool, dev *kernels.Device) (stop f
 	}
 	done := make(chan struct{})
 	exited := make(chan struct{})
-	start, launches0 := time.Now(), dev.Launches()
+	start, launches0, after := time.Now(), dev.Launches(), repl.ProgressAfter()
 	go func() {
 		defer close(exited)
 		tick := time.NewTicker(250 * time.Millisecond)
@@ -44,7 +41,7 @@ func progress(w io.Writer, what string, quiet bool, dev *kernels.Device) (stop f
 				}
 				return
 			case now := <-tick.C:
-				if el := now.Sub(start); el >= progressAfter {
+				if el := now.Sub(start); el >= after {
 					fmt.Fprintf(w, "\r\x1b[K[%s]", progressText(what, el, dev.Launches()-launches0))
 					shown = true
 				}

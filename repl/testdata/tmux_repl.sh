@@ -1,8 +1,9 @@
 #!/bin/sh
 # Drives the terminal REPL through tmux, as a person would: reading,
 # solving and reporting on a matrix in three lines, typing, tab
-# completion, a multi-line function, Ctrl-C interrupting a running loop
-# (with the progress line shown after 2 s), Ctrl-C at the prompt, a runtime
+# completion, a multi-line function, a long solve's progress line (its
+# phase and columns) and :time's phase split, Ctrl-C interrupting a running
+# loop (with the progress line), Ctrl-C at the prompt, a runtime
 # error's message, runaway recursion stopped, a session killed by a
 # goroutine's panic restarted, and the persistent history, recalled with the
 # Up arrow in a second session.
@@ -41,7 +42,7 @@ count() { t capture-pane -p -t repl | grep -cF -- "$1" || true; }
 type_line() { t send-keys -t repl -l "$1"; t send-keys -t repl Enter; }
 
 start() {
-	t new-session -d -s repl -x 160 -y 50 "env OCLSOLVE_HISTORY=$tmp/history TERM=xterm $bin"
+	t new-session -d -s repl -x 160 -y 50 "env OCLSOLVE_HISTORY=$tmp/history OCLSOLVE_PROGRESS_AFTER=0.5s TERM=xterm $bin"
 	expect "Type :help for the workflow" 60
 	expect "oclsolve>"
 }
@@ -56,6 +57,14 @@ if [ -f "$matrix" ]; then
 	expect "solver.Report: cholesky on" 120
 	expect "n = 4884, nnz = 147631 (lower triangle; 290378 in the full matrix)"
 	expect "chosen: symmetric positive definite"
+	# A long solve shows its phase and progress on the updating line (the
+	# session starts with OCLSOLVE_PROGRESS_AFTER=0.5s); :time gives the
+	# phase split; a method named by an untyped string constant works.
+	type_line ':time x, rep, err = solver.Run(a, nil, solver.Options{Method: "cholesky", Format: "sks", Variant: "thesis"})'
+	expect "factorize: " 60
+	expect " columns, " 10
+	expect "solver: ordering" 120
+	expect "(1 solve, "
 fi
 # Typing and state.
 type_line 'x := 6 * 7'
