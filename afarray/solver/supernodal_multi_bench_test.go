@@ -150,7 +150,9 @@ func BenchmarkSupernodalMultiModel2(b *testing.B) {
 					peak = max(peak, s.PeakBytes)
 					b.Logf("%s: columns %d, nnz %d, top rows %d, send %d, peak %.1f MB", s.Device, s.Rows, s.NNZ, s.Halo, s.Send, float64(s.PeakBytes)/1e6)
 				}
-				b.Logf("%s; profile %v", st.Factor, st.Factor.Profile)
+				info := devs[0].Info()
+				b.Logf("%s; profile %v; L %.1f GB in all (one device's largest buffer %.1f GB, memory %.1f GB)", st.Factor, st.Factor.Profile,
+					8*float64(st.Factor.Stored)/1e9, float64(info.MaxAllocBytes)/1e9, float64(info.GlobalMemBytes)/1e9)
 				report(b, x, st.Factor.FactorTime.Seconds(), solveS, peak)
 			}
 		})
