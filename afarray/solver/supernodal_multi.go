@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -346,32 +347,59 @@ func (m *snMulti) plan(a *sparse.CSC, amap []int64) error {
 		}
 		return colPart[c]
 	}
-	count := make([]int, ndev+1)
-	for j := 0; j < a.N; j++ {
+	// Two passes over blocks of columns on every core: count each block's
+	// entries per part, then place them from the blocks' offsets.
+	nb := min(runtime.GOMAXPROCS(0), max(a.N/1024, 1))
+	count := make([][]int, nb)
+	forBlocks := func(f func(b, j int)) {
+		var wg sync.WaitGroup
+		for b := 0; b < nb; b++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for j := b * a.N / nb; j < (b+1)*a.N/nb; j++ {
+					f(b, j)
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	for b := range count {
+		count[b] = make([]int, ndev+1)
+	}
+	forBlocks(func(b, j int) {
 		d := int(a.DiagPos[j])
 		rows, _ := a.ColRows(j)
-		count[part[entry(d, j, 0)]]++
+		count[b][part[entry(d, j, 0)]]++
 		for q, r := range rows {
-			count[part[entry(d+1+q, j, r)]]++
+			count[b][part[entry(d+1+q, j, r)]]++
 		}
-	}
+	})
 	m.inputs = make([]snPartInput, ndev+1) // the top last
 	for p := range m.inputs {
-		m.inputs[p] = snPartInput{vals: make([]float64, 0, count[p]), pos: make([]int64, 0, count[p])}
+		total := 0
+		for b := range count {
+			// count[b][p] becomes block b's first position in part p.
+			total, count[b][p] = total+count[b][p], total
+		}
+		m.inputs[p] = snPartInput{vals: make([]float64, total), pos: make([]int64, total)}
 	}
-	add := func(e int, k int32) {
-		in := &m.inputs[part[k]]
-		in.vals = append(in.vals, a.Elements[e])
-		in.pos = append(in.pos, amap[e]+delta[k])
-	}
-	for j := 0; j < a.N; j++ {
+	forBlocks(func(b, j int) {
+		at := count[b]
+		add := func(e int, k int32) {
+			p := part[k]
+			in := &m.inputs[p]
+			in.vals[at[p]] = a.Elements[e]
+			in.pos[at[p]] = amap[e] + delta[k]
+			at[p]++
+		}
 		d := int(a.DiagPos[j])
 		rows, _ := a.ColRows(j)
 		add(d, entry(d, j, 0))
 		for q, r := range rows {
 			add(d+1+q, entry(d+1+q, j, r))
 		}
-	}
+	})
 	return nil
 }
 
