@@ -291,3 +291,92 @@ func TestSplitTree(t *testing.T) {
 		}
 	}
 }
+
+// Edge cases of the split: a forest (two disconnected blocks, whose trees
+// go whole to the devices with nothing on top), a system of order one (a
+// device with nothing to do) and three devices for two trees.
+func TestSupernodalMultiShapes(t *testing.T) {
+	one := sparseRandomSPD(300, 20, 7)
+	two := &sparse.COO{Rows: 600, Cols: 600, Symmetric: true}
+	for blk := int32(0); blk < 2; blk++ {
+		for k := range one.V {
+			two.I = append(two.I, one.I[k]+300*blk)
+			two.J = append(two.J, one.J[k]+300*blk)
+			two.V = append(two.V, one.V[k]*float64(1+blk))
+		}
+	}
+	tiny := &sparse.COO{Rows: 1, Cols: 1, I: []int32{0}, J: []int32{0}, V: []float64{4}, Symmetric: true}
+	for _, tc := range []struct {
+		name  string
+		c     *sparse.COO
+		parts int
+		top   bool
+	}{{"forest", two, 2, false}, {"forest", two, 3, false}, {"order 1", tiny, 2, false}} {
+		h, err := sparse.CSCFromCOO(tc.c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := snMultiRHS(h.N)
+		x1, _, err := snSolve(t, tc.c, false, sparse.OrderAMD, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := &snMulti{}
+		if err := m.factorize(h, multiTestParts(t, tc.parts), sparse.OrderAMD); err != nil {
+			t.Fatalf("%s on %d: %v", tc.name, tc.parts, err)
+		}
+		x, err := m.solve(b)
+		top := m.top != nil
+		m.release()
+		if err != nil {
+			t.Fatalf("%s on %d: solve: %v", tc.name, tc.parts, err)
+		}
+		if d := relDiff(x, x1); !(d <= 1e-12) || top != tc.top {
+			t.Errorf("%s on %d: differs by %g from one device; top %v", tc.name, tc.parts, d, top)
+		}
+	}
+}
+
+// LDLᵀ names a zero pivot's column on the device that meets it.
+func TestSupernodalMultiZeroPivot(t *testing.T) {
+	_, h := snMultiSystem(t, "bcsstk16")
+	devs := multiTestParts(t, 2)
+	m := &snMulti{ldlt: true}
+	if err := m.factorize(h, devs, sparse.OrderND); err != nil {
+		t.Fatal(err)
+	}
+	l := m.subLoc[1]
+	if l == nil {
+		t.Fatal("no subtree on the second device")
+	}
+	// The first column of the second device's first supernode, whose
+	// pivot is its diagonal entry alone: zero it, and its row and column.
+	col := m.g.Perm[l.sym.Perm[0]]
+	m.release()
+	c := cscToCOO(t, h)
+	z := &sparse.COO{Rows: c.Rows, Cols: c.Cols, Symmetric: true}
+	for k := range c.V {
+		if int(c.I[k]) != col && int(c.J[k]) != col {
+			z.I, z.J, z.V = append(z.I, c.I[k]), append(z.J, c.J[k]), append(z.V, c.V[k])
+		}
+	}
+	z.I, z.J, z.V = append(z.I, int32(col)), append(z.J, int32(col)), append(z.V, 0)
+	hz, err := sparse.CSCFromCOO(z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f SupernodalLDLTMulti
+	err = f.Factorize(hz, devs, sparse.OrderND)
+	f.Release()
+	var zp *ZeroPivotError
+	if !errors.As(err, &zp) {
+		t.Fatalf("zero pivot: %v", err)
+	}
+	one := &SupernodalLDLT{}
+	err1 := one.Factorize(cscUpload(t, z), sparse.OrderND)
+	one.Release()
+	var zp1 *ZeroPivotError
+	if !errors.As(err1, &zp1) || zp1.Column != zp.Column {
+		t.Errorf("zero pivot at column %d on two devices; one device: %v", zp.Column, err1)
+	}
+}
