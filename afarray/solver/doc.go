@@ -98,8 +98,12 @@
 // orders the system as for one device and calls the entry's multi-device
 // implementation on the host matrix; an entry gains one with
 // registerMulti(method, format, variant, fn) from its file's init
-// (cg_multi.go registers CGMulti for cg/csc/fast), and MultiDevice lists
-// them. Entries without one refuse a device list with ErrUnknown.
+// (cg_multi.go registers CGMulti for cg/csc/fast; supernodal_multi.go
+// the split supernodal Cholesky and LDLᵀ, SupernodalCholeskyMulti and
+// SupernodalLDLTMulti, for cholesky and ldlt on supernodal storage), and
+// MultiDevice lists them. Entries without one refuse a device list with
+// ErrUnknown. A direct method's multi-device answer is checked like a
+// one-device one (InaccurateError above MaxBackwardError).
 //
 // An iterative method registers a methodSpec with an iterate function and
 // an entry with newOperator per format; an operator implements Operator
