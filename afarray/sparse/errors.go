@@ -36,6 +36,15 @@ var (
 	// ErrNaN reports a NaN or infinite value where a finite number is needed.
 	ErrNaN = errs.New("sparse", errs.ErrNonFinite, "value is not finite")
 
+	// ErrSingular reports a matrix that is singular by its structure
+	// alone: a row or column without any entry (structure.go).
+	ErrSingular = errs.New("sparse", errs.ErrSingular, "matrix is structurally singular")
+
+	// ErrNotPositiveDefinite reports a matrix whose diagonal already shows
+	// that it is not positive definite: a missing or non-positive entry
+	// (structure.go).
+	ErrNotPositiveDefinite = errs.New("sparse", errs.ErrNotPositiveDefinite, "")
+
 	// ErrTooLarge reports a problem whose storage cannot fit the memory
 	// available (the host's, or a device's): the error names the sizes.
 	ErrTooLarge = errs.New("sparse", errs.ErrOutOfMemory, "problem too large for memory")

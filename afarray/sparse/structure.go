@@ -3,8 +3,6 @@ package sparse
 import (
 	"errors"
 	"fmt"
-
-	"github.com/oclsolve/oclsolve/kernels/errs"
 )
 
 // Structural checks: O(nnz) time, and memory proportional to what the input
@@ -12,16 +10,6 @@ import (
 // order n is allocated. A header may declare an order of two billion with
 // one entry; such a matrix has empty rows, is singular, and is refused
 // here before a solver or an ordering allocates n of anything.
-
-var (
-	// ErrSingular reports a matrix that is singular by its structure
-	// alone: a row or column without any entry.
-	ErrSingular = errs.New("sparse", errs.ErrSingular, "matrix is structurally singular")
-
-	// ErrNotPositiveDefinite reports a matrix whose diagonal already shows
-	// that it is not positive definite: a missing or non-positive entry.
-	ErrNotPositiveDefinite = errs.New("sparse", errs.ErrNotPositiveDefinite, "")
-)
 
 // StructureError names the first row or column at fault, 0-based in the
 // matrix's own (file) numbering; Error prints it 1-based, as files number
