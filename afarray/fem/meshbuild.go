@@ -77,32 +77,33 @@ func lerp2(p, q [2]float64, f float64) [2]float64 {
 func oGrid(r float64, m, rings int) section {
 	a := r / 2
 	s := rectangle(-a, a, -a, a, m, m)
-	for side := 0; side < 4; side++ {
-		for j := 0; j < m; j++ {
-			t0, t1 := float64(j)/float64(m), float64(j+1)/float64(m)
-			for k := 0; k < rings; k++ {
-				f0, f1 := float64(k)/float64(rings), float64(k+1)/float64(rings)
-				in0, in1 := squarePoint(side, t0, a), squarePoint(side, t1, a)
-				out0, out1 := circlePoint(side, t0, r), circlePoint(side, t1, r)
-				s = append(s, quad2{lerp2(in0, out0, f0), lerp2(in1, out1, f0), lerp2(in1, out1, f1), lerp2(in0, out0, f1)})
-			}
-		}
-	}
-	return s
+	square := func(side int, t float64) [2]float64 { return squarePoint(side, t, a) }
+	circle := func(side int, t float64) [2]float64 { return circlePoint(side, t, r) }
+	return append(s, quadLayers(m, rings, square, circle)...)
 }
 
 // ringToSquare returns the layers of quadrilaterals between the circle of
 // radius r and the square of half-width h around it, m along each quarter,
 // matching the outer edge of oGrid(r, m, ·).
 func ringToSquare(r, h float64, m, layers int) section {
+	circle := func(side int, t float64) [2]float64 { return circlePoint(side, t, r) }
+	square := func(side int, t float64) [2]float64 { return squarePoint(side, t, h) }
+	return quadLayers(m, layers, circle, square)
+}
+
+// quadLayers returns the quadrilaterals between two closed curves, each
+// given side by side (side 0..3, t in [0, 1] along it): m along each side,
+// layers from inner to outer, their corners interpolated linearly between
+// the points of equal side and t.
+func quadLayers(m, layers int, inner, outer func(side int, t float64) [2]float64) section {
 	var s section
 	for side := 0; side < 4; side++ {
 		for j := 0; j < m; j++ {
 			t0, t1 := float64(j)/float64(m), float64(j+1)/float64(m)
+			in0, in1 := inner(side, t0), inner(side, t1)
+			out0, out1 := outer(side, t0), outer(side, t1)
 			for k := 0; k < layers; k++ {
 				f0, f1 := float64(k)/float64(layers), float64(k+1)/float64(layers)
-				in0, in1 := circlePoint(side, t0, r), circlePoint(side, t1, r)
-				out0, out1 := squarePoint(side, t0, h), squarePoint(side, t1, h)
 				s = append(s, quad2{lerp2(in0, out0, f0), lerp2(in1, out1, f0), lerp2(in1, out1, f1), lerp2(in0, out0, f1)})
 			}
 		}

@@ -93,8 +93,7 @@ func Model1ForOrder(n int) (nx, ny, nz int, exact bool, err error) {
 	// Element edges hx = L/nx, hy = B/ny, hz = H/nz must stay within a
 	// factor 4 of each other; candidates are ranked by distance from n and
 	// then by how far the element is from a cube.
-	bestDist, bestShape := math.MaxInt, math.Inf(1)
-	var bx, by, bz int
+	best := newNearestMesh()
 	s := math.Cbrt(float64(n) / 3 / (Model1Length * Model1Width * Model1Depth))
 	nyMax := int(4*s*Model1Width) + 2
 	for ny := 1; ny <= nyMax; ny++ {
@@ -113,19 +112,41 @@ func Model1ForOrder(n int) (nx, ny, nz int, exact bool, err error) {
 				if r := hx / math.Sqrt(hy*hz); r > 4 || r < 0.25 {
 					continue
 				}
-				d := abs(Model1DOFs(cx, ny, nz) - n)
 				shape := math.Abs(math.Log(hx/hy)) + math.Abs(math.Log(hy/hz)) + math.Abs(math.Log(hx/hz))
-				if d < bestDist || (d == bestDist && shape < bestShape) {
-					bestDist, bestShape = d, shape
-					bx, by, bz = cx, ny, nz
-				}
+				best.consider(abs(Model1DOFs(cx, ny, nz)-n), shape, cx, ny, nz)
 			}
 		}
 	}
-	if bx == 0 {
-		return 0, 0, 0, false, fmt.Errorf("%w: no Model 1 grid near order %d", ErrOrder, n)
+	return best.result("Model 1 grid", n)
+}
+
+// nearestMesh keeps the best mesh of a search: the nearest order, then the
+// element shape nearest to a cube (smaller shape).
+type nearestMesh struct {
+	dist    int
+	shape   float64
+	a, b, c int
+}
+
+func newNearestMesh() *nearestMesh { return &nearestMesh{dist: math.MaxInt, shape: math.Inf(1)} }
+
+// consider offers mesh a×b×c, d away from the wanted order.
+func (m *nearestMesh) consider(d int, shape float64, a, b, c int) {
+	if d < m.dist || (d == m.dist && shape < m.shape) {
+		*m = nearestMesh{dist: d, shape: shape, a: a, b: b, c: c}
 	}
-	return bx, by, bz, bestDist == 0, nil
+}
+
+// found reports whether any mesh was considered.
+func (m *nearestMesh) found() bool { return m.dist != math.MaxInt }
+
+// result returns the best mesh and whether its order is exact, or an
+// ErrOrder naming what was looked for.
+func (m *nearestMesh) result(what string, n int) (a, b, c int, exact bool, err error) {
+	if !m.found() {
+		return 0, 0, 0, false, fmt.Errorf("%w: no %s near order %d", ErrOrder, what, n)
+	}
+	return m.a, m.b, m.c, m.dist == 0, nil
 }
 
 func abs(x int) int {

@@ -198,11 +198,11 @@ func Model2ForOrder(n int) (a, b, c int, exact bool, err error) {
 	if n < 3 || n > 1<<30 {
 		return 0, 0, 0, false, fmt.Errorf("%w: order %d out of range", ErrOrder, n)
 	}
-	bestDist, bestShape := math.MaxInt, math.Inf(1)
+	best := newNearestMesh()
 	for ca := 1; ca <= 400; ca++ {
 		h := Model2CapWidth / float64(ca)
 		n1, _ := Model2DOFs(ca, 1, 1)
-		if n1 > 2*n && bestDist != math.MaxInt {
+		if n1 > 2*n && best.found() {
 			break
 		}
 		for cc := 1; cc <= 400; cc++ {
@@ -226,17 +226,9 @@ func Model2ForOrder(n int) (a, b, c int, exact bool, err error) {
 					continue
 				}
 				got, _ := Model2DOFs(ca, cb, cc)
-				d := abs(got - n)
-				shape := math.Abs(math.Log(hb/h)) + math.Abs(math.Log(hc/h))
-				if d < bestDist || (d == bestDist && shape < bestShape) {
-					bestDist, bestShape = d, shape
-					a, b, c = ca, cb, cc
-				}
+				best.consider(abs(got-n), math.Abs(math.Log(hb/h))+math.Abs(math.Log(hc/h)), ca, cb, cc)
 			}
 		}
 	}
-	if a == 0 {
-		return 0, 0, 0, false, fmt.Errorf("%w: no Model 2 mesh near order %d", ErrOrder, n)
-	}
-	return a, b, c, bestDist == 0, nil
+	return best.result("Model 2 mesh", n)
 }
