@@ -11,15 +11,7 @@ import (
 // its transpose. x and y are vectors (any array whose length fits). All
 // operands share one floating dtype.
 func Gemv(trans bool, alpha float64, a, x *Array, beta float64, y *Array) error {
-	for _, v := range []*Array{a, x, y} {
-		if err := v.usable(); err != nil {
-			return fmt.Errorf("Gemv: %w", err)
-		}
-		if v.dtype != a.dtype || v.dev != a.dev {
-			return fmt.Errorf("Gemv: %w", ErrDType)
-		}
-	}
-	if err := needFloat("Gemv", a); err != nil {
+	if err := blasOperands("Gemv", a, x, y); err != nil {
 		return err
 	}
 	m, n := a.rows, a.cols
@@ -53,25 +45,10 @@ func Gemv(trans bool, alpha float64, a, x *Array, beta float64, y *Array) error 
 // core's register-blocked GEMM (package afarray/dense), in the tile
 // configuration tuned for the device.
 func Gemm(transA, transB bool, alpha float64, a, b *Array, beta float64, c *Array) error {
-	for _, v := range []*Array{a, b, c} {
-		if err := v.usable(); err != nil {
-			return fmt.Errorf("Gemm: %w", err)
-		}
-		if v.dtype != a.dtype || v.dev != a.dev {
-			return fmt.Errorf("Gemm: %w", ErrDType)
-		}
-	}
-	if err := needFloat("Gemm", a); err != nil {
+	if err := blasOperands("Gemm", a, b, c); err != nil {
 		return err
 	}
-	m, k := a.rows, a.cols
-	if transA {
-		m, k = k, m
-	}
-	kb, n := b.rows, b.cols
-	if transB {
-		kb, n = n, kb
-	}
+	m, k, kb, n := dense.GemmShape(transA, transB, a.rows, a.cols, b.rows, b.cols)
 	if kb != k || c.rows != m || c.cols != n {
 		return fmt.Errorf("Gemm: %w: op(A) %dx%d, op(B) %dx%d, C %dx%d", ErrShape, m, k, kb, n, c.rows, c.cols)
 	}
@@ -142,4 +119,19 @@ func Transpose(a *Array) (*Array, error) {
 	}
 	t.touch()
 	return t, nil
+}
+
+// blasOperands checks the operands of a BLAS call: usable, all of the
+// first one's floating dtype and on its device.
+func blasOperands(op string, arrays ...*Array) error {
+	a := arrays[0]
+	for _, v := range arrays {
+		if err := v.usable(); err != nil {
+			return fmt.Errorf("%s: %w", op, err)
+		}
+		if v.dtype != a.dtype || v.dev != a.dev {
+			return fmt.Errorf("%s: %w", op, ErrDType)
+		}
+	}
+	return needFloat(op, a)
 }

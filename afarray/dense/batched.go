@@ -114,14 +114,7 @@ func (e *Engine) gemmBatched(op string, transA, transB bool, alpha float64, a, b
 	}
 	for q := range c.mats {
 		am, bm, cm := a.mats[q], b.mats[q], c.mats[q]
-		m, k := am.Rows, am.Cols
-		if transA {
-			m, k = k, m
-		}
-		kb, n := bm.Rows, bm.Cols
-		if transB {
-			kb, n = n, kb
-		}
+		m, k, kb, n := GemmShape(transA, transB, am.Rows, am.Cols, bm.Rows, bm.Cols)
 		if kb != k || cm.Rows != m || cm.Cols != n || (lower && m != n) {
 			return fmt.Errorf("dense: %s: %w: matrix %d: op(A) %dx%d, op(B) %dx%d, C %dx%d", op, ErrShape, q, m, k, kb, n, cm.Rows, cm.Cols)
 		}

@@ -6,19 +6,26 @@ import (
 	"github.com/oclsolve/oclsolve/kernels"
 )
 
+// GemmShape returns the shapes of op(A), m x k, and op(B), kb x n, for A
+// ar x ac and B br x bc (op(X) = X, or X^T with trans): a product needs
+// kb == k and C m x n.
+func GemmShape(transA, transB bool, ar, ac, br, bc int) (m, k, kb, n int) {
+	m, k, kb, n = ar, ac, br, bc
+	if transA {
+		m, k = k, m
+	}
+	if transB {
+		kb, n = n, kb
+	}
+	return m, k, kb, n
+}
+
 // Gemm enqueues C = alpha*op(A)*op(B) + beta*C, where op(X) is X or its
 // transpose. op(A) is m x k, op(B) k x n, C m x n. With beta == 0 C is not
 // read (it may hold anything, NaN included). k == 0 scales C by beta. C
 // must not share elements with A or B (ErrArgument).
 func (e *Engine) Gemm(transA, transB bool, alpha float64, a, b Mat, beta float64, c Mat) error {
-	m, k := a.Rows, a.Cols
-	if transA {
-		m, k = k, m
-	}
-	kb, n := b.Rows, b.Cols
-	if transB {
-		kb, n = n, kb
-	}
+	m, k, kb, n := GemmShape(transA, transB, a.Rows, a.Cols, b.Rows, b.Cols)
 	if kb != k || c.Rows != m || c.Cols != n {
 		return fmt.Errorf("dense: Gemm: %w: op(A) %dx%d, op(B) %dx%d, C %dx%d", ErrShape, m, k, kb, n, c.Rows, c.Cols)
 	}
