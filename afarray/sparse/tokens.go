@@ -141,17 +141,12 @@ func (t *tokenizer) integer(what string, lo, hi int64) (int64, error) {
 	return t.parseInt(tok, what, lo, hi)
 }
 
+// parseInt is parseMMInt (mmscan.go) with the tokenizer's line in the
+// error.
 func (t *tokenizer) parseInt(tok []byte, what string, lo, hi int64) (int64, error) {
-	v, err := strconv.ParseInt(string(tok), 10, 64)
-	if err != nil {
-		f, ferr := strconv.ParseFloat(string(tok), 64)
-		if ferr != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
-			return 0, t.errorf("bad %s %q", what, tok)
-		}
-		v = int64(f)
-	}
-	if v < lo || v > hi {
-		return 0, t.errorf("%s %d outside [%d, %d]", what, v, lo, hi)
+	v, msg := parseMMInt(tok, what, lo, hi)
+	if msg != "" {
+		return 0, t.errorf("%s", msg)
 	}
 	return v, nil
 }
