@@ -80,6 +80,24 @@ inline void argmax_local(double *best, int *idx, __local double *lmax, __local i
 	barrier(CLK_LOCAL_MEM_FENCE);
 }
 
+// pivots_to_exchanges turns the rows chosen for the panel's NB columns
+// (pivrow[k..]) into LAPACK's sequence of exchanges ipiv[k..]: before
+// exchange i, the row chosen i-th sits where the earlier exchanges moved
+// it. One item runs it.
+inline void pivots_to_exchanges(const int k, __global const int *pivrow, __global int *ipiv) {
+	for (int i = 0; i < NB; ++i) {
+		int pos = pivrow[k + i];
+		for (int t = 0; t < i; ++t) {
+			const int a = k + t, b = ipiv[k + t];
+			if (pos == a)
+				pos = b;
+			else if (pos == b)
+				pos = a;
+		}
+		ipiv[k + i] = pos;
+	}
+}
+
 // panel_start leaves each work-group's maximum of column k for step 0.
 inline void panel_start(const int N, const int k, __global const double *A, volatile __global double *pm_out,
                         volatile __global int *pi_out, __local double *lmax, __local int *lidx) {
@@ -177,21 +195,9 @@ inline void panel_step(const int N, const int k, const int j, const int pivot, _
 			pi_out[g] = midx;
 		}
 	}
-	// The last step turns the chosen rows into LAPACK's sequence of
-	// exchanges: before exchange i, the row chosen i-th sits where the
-	// earlier exchanges moved it.
+	// The last step turns the chosen rows into LAPACK's exchanges.
 	if (j == NB - 1 && g == 0 && li == 0)
-		for (int i = 0; i < NB; ++i) {
-			int pos = pivrow[k + i];
-			for (int t = 0; t < i; ++t) {
-				const int a = k + t, b = ipiv[k + t];
-				if (pos == a)
-					pos = b;
-				else if (pos == b)
-					pos = a;
-			}
-			ipiv[k + i] = pos;
-		}
+		pivots_to_exchanges(k, pivrow, ipiv);
 }
 
 // grid_sync is a barrier across the work-groups of one launch: a counter
@@ -412,15 +418,5 @@ __kernel void lu_panel_local(const int N, const int k, const int pivot, const in
 		A[IDX(rbeg + e / NB, k + e % NB)] = P[e];
 	// As lu_panel's last step: the chosen rows as LAPACK's exchanges.
 	if (g == 0 && li == 0)
-		for (int i = 0; i < NB; ++i) {
-			int pos = pivrow[k + i];
-			for (int t = 0; t < i; ++t) {
-				const int a = k + t, b = ipiv[k + t];
-				if (pos == a)
-					pos = b;
-				else if (pos == b)
-					pos = a;
-			}
-			ipiv[k + i] = pos;
-		}
+		pivots_to_exchanges(k, pivrow, ipiv);
 }
