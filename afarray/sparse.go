@@ -51,8 +51,9 @@ type Tridiag struct {
 	Sub, Diag, Super *Array // Float64; N-1, N, N-1 elements
 }
 
-// uploadAll makes arrays from host slices and releases what was made if one
-// fails, so a failed upload leaks nothing.
+// uploadAll makes arrays from host slices, without host copies
+// (uploadUncached), and releases what was made if one fails, so a failed
+// upload leaks nothing.
 func uploadAll(parts ...any) ([]*Array, error) {
 	out := make([]*Array, 0, len(parts))
 	for _, p := range parts {
@@ -60,9 +61,9 @@ func uploadAll(parts ...any) ([]*Array, error) {
 		var err error
 		switch s := p.(type) {
 		case []float64:
-			a, err = FromFloat64s(s)
+			a, err = uploadUncached(s, len(s), Float64)
 		case []int32:
-			a, err = FromInt32s(s)
+			a, err = uploadUncached(s, len(s), Int32)
 		}
 		if err != nil {
 			ReleaseAll(out...)

@@ -56,3 +56,23 @@ func BenchmarkUploadCOO(b *testing.B) {
 	b.ReportMetric(first.Seconds()*1000, "first_ms")
 	b.ReportMetric(validate.Seconds()*1000, "validate_ms")
 }
+
+// TestUploadCOOUncached: the entries go to the device without a host copy
+// kept (uploadUncached): changing the host COO afterwards does not change
+// the device's, and reading it back downloads what was uploaded.
+func TestUploadCOOUncached(t *testing.T) {
+	h := &sparse.COO{Rows: 3, Cols: 3, Symmetric: true, I: []int32{0, 1, 2, 2}, J: []int32{0, 1, 0, 2}, V: []float64{4, 5, -1, 6}}
+	d, err := afarray.UploadCOO(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Release()
+	h.V[0], h.I[2] = 99, 1
+	back, err := d.Host()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.V[0] != 4 || back.I[2] != 2 || back.J[2] != 0 || back.V[3] != 6 || !back.Symmetric {
+		t.Errorf("read back %+v", back)
+	}
+}
