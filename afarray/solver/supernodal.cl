@@ -166,17 +166,15 @@ __kernel void sn_small(__global const int *task, int t0, __global const long *in
 			*front_at(L, U, lp, up, F, ns, r, c) = W[c * F + r];
 }
 
-// sn_potrf factors the diagonal block of block column k0 of a large front
-// (256 items): the block lives in registers, item (tx, ty) of a 16 x 16 grid
-// holding elements (tx + 16a, ty + 16b), a cyclic layout that keeps the
-// shrinking trailing triangle spread over all items. Column k is published
-// through local memory, in two alternating buffers so that one barrier a
-// column suffices; no item reads global memory inside the loop.
-__kernel void sn_potrf(__global const int *task, int t0, __global const long *info, __global double *L, int k0, int ldlt,
-		       __global int *st) {
-	__local double ck[2 * NB];
-	const int s = task[4 * (t0 + get_group_id(0))];
-	__global const long *is = info + (long)s * SI;
+// potrf_block factors the diagonal block of block column k0 of a large
+// front (256 items): the block lives in registers, item (tx, ty) of a
+// 16 x 16 grid holding elements (tx + 16a, ty + 16b), a cyclic layout that
+// keeps the shrinking trailing triangle spread over all items. Column k is
+// published through local memory (ck, 2 NB doubles), in two alternating
+// buffers so that one barrier a column suffices; no item reads global
+// memory inside the loop. A failed pivot is recorded and every item
+// returns (all read the same pivot).
+inline void potrf_block(__global const long *is, __global double *L, int k0, int ldlt, __global int *st, __local double *ck) {
 	const int first = is[S_FIRST], ns = is[S_NS], F = is[S_F];
 	__global double *blk = L + is[S_L] + (long)k0 * F + k0;
 	const int kb = min(NB, ns - k0);
@@ -240,6 +238,15 @@ __kernel void sn_potrf(__global const int *task, int t0, __global const long *in
 		}
 }
 
+// sn_potrf factors the diagonal block of block column k0 of each large
+// front of its tasks (256 items a group).
+__kernel void sn_potrf(__global const int *task, int t0, __global const long *info, __global double *L, int k0, int ldlt,
+		       __global int *st) {
+	__local double ck[2 * NB];
+	const int s = task[4 * (t0 + get_group_id(0))];
+	potrf_block(info + (long)s * SI, L, k0, ldlt, st, ck);
+}
+
 // sn_trsm solves the panel below the diagonal block of block column k0:
 // L21 = A21 L11^-T (LDLT: A21 L11^-T D^-1), TR rows per group, one row per
 // item held in registers, L11 in local memory (all items read the same
@@ -282,10 +289,16 @@ __kernel void sn_trsm(__global const int *task, int t0, __global const long *inf
 // beyond the block, front(r,c) -= sum_k L(r,k) w_k L(c,k), w_k = 1 for
 // Cholesky and d_k for LDLT. One TS x TS tile per group of 256 items, 4 x 4
 // results per item, the two panels' slices in local memory.
+//
+// With fuse set, the group of tile (0, 0), which holds the next block
+// column's diagonal block (TS = NB) and receives its last update here,
+// factors that block afterwards (potrf_block), so that the next block
+// column needs no POTRF launch of its own.
 __kernel void sn_syrk(__global const int *task, int t0, __global const long *info, __global double *L, __global double *U,
-		      int k0, int ldlt) {
+		      int k0, int ldlt, int fuse, __global int *st) {
 	__local double A[KC * TS];
 	__local double B[KC * TS];
+	__local double ck[2 * NB];
 	const int4 t = vload4(t0 + get_group_id(0), task);
 	__global const long *is = info + (long)t.x * SI;
 	const int ns = is[S_NS], F = is[S_F];
@@ -328,6 +341,10 @@ __kernel void sn_syrk(__global const int *task, int t0, __global const long *inf
 			if (r < F && c < F && r >= c)
 				*front_at(L, U, lp, up, F, ns, r, c) -= acc[a][b];
 		}
+	}
+	if (fuse && t.y == 0 && t.z == 0 && c0 < ns) {
+		barrier(CLK_GLOBAL_MEM_FENCE);
+		potrf_block(is, L, c0, ldlt, st, ck);
 	}
 }
 
@@ -599,9 +616,15 @@ __kernel void sn_ftrsv(__global const int *task, int t0, __global const long *in
 
 // sn_fgemv subtracts block jb's contribution from RCH rows below it: the
 // rest of the diagonal block in x, the rows below the supernode in V.
+//
+// With fuse set, group 0 of each supernode, whose rows cover the whole next
+// block (RCH >= SBL) and which is the only group writing them, then solves
+// that block's triangle (tri_fwd), so that the next block needs no
+// sn_ftrsv launch of its own.
 __kernel void sn_fgemv(__global const int *task, int t0, __global const long *info, __global const double *L, __global double *x,
-		       __global double *V, int n, int ldv, int rh, int jb) {
+		       __global double *V, int n, int ldv, int rh, int jb, int ldlt, int fuse) {
 	__local double xl[SBL];
+	__local double T[SB * TLD];
 	const int4 t = vload4(t0 + get_group_id(0), task);
 	__global const long *is = info + (long)t.x * SI;
 	const int first = is[S_FIRST], ns = is[S_NS], F = is[S_F];
@@ -622,6 +645,17 @@ __kernel void sn_fgemv(__global const int *task, int t0, __global const long *in
 			xs[r] -= acc;
 		else
 			vs[r - ns] -= acc;
+	}
+	const int jn = jb + SBL; // the next block
+	if (fuse && t.y == 0 && jn < ns) {
+		const int nn = min(SBL, ns - jn);
+		barrier(CLK_GLOBAL_MEM_FENCE);
+		for (int k = lid; k < nn; k += ls)
+			xl[k] = xs[jn + k];
+		barrier(CLK_LOCAL_MEM_FENCE);
+		tri_fwd(Ls + (long)jn * F + jn, F, nn, ldlt, T, xl);
+		for (int k = lid; k < nn; k += ls)
+			xs[jn + k] = xl[k];
 	}
 }
 

@@ -53,6 +53,10 @@ const (
 	snRCH     = 256 // rows per group in the solves of large supernodes
 )
 
+// snGPUKernels makes CPU devices run the GPU kernels and launch plan (a
+// hook for tests, so that PoCL checks the fused GPU path).
+var snGPUKernels = false
+
 // snSolveLarge is the size F x ns from which a supernode's solves go
 // across the device in blocks rather than in one group (a variable so
 // that tests can send small supernodes down that path).
@@ -604,9 +608,12 @@ func (f *snFactor) run(a *afarray.CSC, amap []int64) error {
 		}
 	}
 	names := map[int]string{snAssemble: "sn_assemble", snSmall: "sn_small", snPotrf: "sn_potrf", snTrsm: "sn_trsm", snSyrk: "sn_syrk"}
-	syrkLocal := 256
-	if f.dev.Info().Type == "CPU" {
-		names[snSyrk], syrkLocal = "sn_syrk_cpu", snTS
+	// On GPUs sn_syrk factors the next diagonal block in its tile (0, 0)
+	// group (fuse), so only each level's first block column has a POTRF
+	// launch; the assembly spreads a front's columns over 256 items.
+	syrkLocal, asmLocal, fuse := 256, 256, 1
+	if f.dev.Info().Type == "CPU" && !snGPUKernels {
+		names[snSyrk], syrkLocal, asmLocal, fuse = "sn_syrk_cpu", snTS, snLocal, 0
 	}
 	ks := map[int]*kernels.Kernel{}
 	for kind, name := range names {
@@ -634,15 +641,22 @@ func (f *snFactor) run(a *afarray.CSC, amap []int64) error {
 		case snFill:
 			err = f.U.Fill(make([]byte, 8), 8*st.t0, 8*st.count)
 		case snAssemble:
-			err = ks[st.kind].Launch([]int{g * snLocal}, []int{snLocal}, f.tasks, t0, f.info, f.childPtr, f.childList, f.rel, f.L, f.U)
+			err = ks[st.kind].Launch([]int{g * asmLocal}, []int{asmLocal}, f.tasks, t0, f.info, f.childPtr, f.childList, f.rel, f.L, f.U)
 		case snSmall:
 			err = ks[st.kind].Launch([]int{g * snLocal}, []int{snLocal}, f.tasks, t0, f.info, f.L, f.U, ldlt, f.status.buf)
 		case snPotrf:
+			if fuse == 1 && st.k0 > 0 {
+				continue // factored by the previous block column's sn_syrk
+			}
 			err = ks[st.kind].Launch([]int{g * 256}, []int{256}, f.tasks, t0, f.info, f.L, st.k0, ldlt, f.status.buf)
 		case snTrsm:
 			err = ks[st.kind].Launch([]int{g * snTR}, []int{snTR}, f.tasks, t0, f.info, f.L, st.k0, ldlt)
 		case snSyrk:
-			err = ks[st.kind].Launch([]int{g * syrkLocal}, []int{syrkLocal}, f.tasks, t0, f.info, f.L, f.U, st.k0, ldlt)
+			if fuse == 1 {
+				err = ks[st.kind].Launch([]int{g * syrkLocal}, []int{syrkLocal}, f.tasks, t0, f.info, f.L, f.U, st.k0, ldlt, fuse, f.status.buf)
+			} else {
+				err = ks[st.kind].Launch([]int{g * syrkLocal}, []int{syrkLocal}, f.tasks, t0, f.info, f.L, f.U, st.k0, ldlt)
+			}
 		}
 		if err != nil {
 			return err
@@ -875,9 +889,13 @@ func (f *snFactor) forwardSteps(nrhs int) error {
 			for rh := 0; rh < nrhs && err == nil; rh++ {
 				switch st.kind {
 				case snFwdTrsv:
-					err = ks["sn_ftrsv"].Launch(glob, loc, f.tasks, t0, f.info, f.L, f.y, f.n, rh, st.k0, ldlt)
+					// Beyond the first block, sn_fgemv of the block before
+					// solved the triangle (fuse).
+					if st.k0 == 0 {
+						err = ks["sn_ftrsv"].Launch(glob, loc, f.tasks, t0, f.info, f.L, f.y, f.n, rh, st.k0, ldlt)
+					}
 				case snFwdGemv:
-					err = ks["sn_fgemv"].Launch(glob, loc, f.tasks, t0, f.info, f.L, f.y, f.v, f.n, ldv, rh, st.k0)
+					err = ks["sn_fgemv"].Launch(glob, loc, f.tasks, t0, f.info, f.L, f.y, f.v, f.n, ldv, rh, st.k0, ldlt, 1)
 				case snFwdDiag:
 					if f.ldlt {
 						err = ks["sn_fdiag"].Launch(glob, loc, f.tasks, t0, f.info, f.L, f.y, f.n, rh)

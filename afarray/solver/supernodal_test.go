@@ -409,3 +409,58 @@ func TestSupernodalTooLarge(t *testing.T) {
 		t.Fatalf("dense L of order %d: %v", n, err)
 	}
 }
+
+// TestSupernodalGPUPlan runs the GPU launch plan on the test device too
+// (snGPUKernels): sn_syrk with the next diagonal block factored by its tile
+// (0, 0) group instead of a POTRF launch, the assembly over 256 items; the
+// answers must be as accurate, and a failing pivot found there must name
+// the same column as the default plan.
+func TestSupernodalGPUPlan(t *testing.T) {
+	sparseDevice(t)
+	defer func(v bool) { snGPUKernels = v }(snGPUKernels)
+	for _, name := range []string{"bcsstk16", "bcsstk13"} {
+		c := sparseLoad(t, name, sparse.OrderNatural)
+		b := sparseRHS(t, c, 1)
+		for _, ldlt := range []bool{false, true} {
+			snGPUKernels = true
+			x, st, err := snSolve(t, c, ldlt, sparse.OrderFillAuto, b)
+			snGPUKernels = false
+			if err != nil {
+				t.Fatalf("%s %s: %v", name, sksMethod(ldlt), err)
+			}
+			if be := sparseBackwardError(t, c, x, b); be > 1e-14 {
+				t.Errorf("%s %s: backward error %.3g", name, sksMethod(ldlt), be)
+			}
+			x0, st0, err := snSolve(t, c, ldlt, sparse.OrderFillAuto, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.FactorLaunches >= st0.FactorLaunches && st0.Supernodes > 1 {
+				t.Errorf("%s %s: %d launches on the GPU plan, %d on the CPU one", name, sksMethod(ldlt), st.FactorLaunches, st0.FactorLaunches)
+			}
+			for i := range x {
+				if d := math.Abs(x[i] - x0[i]); d > 1e-8*(1+math.Abs(x0[i])) {
+					t.Fatalf("%s %s: x[%d] = %g on the GPU plan, %g on the CPU one", name, sksMethod(ldlt), i, x[i], x0[i])
+				}
+			}
+		}
+	}
+	// A negative pivot inside a large front's later block column: both
+	// plans stop at the same column.
+	n := 300
+	d := sparseRandomSPD(n, n, 5)
+	for k := range d.V {
+		if d.I[k] == d.J[k] && d.I[k] == int32(n-10) {
+			d.V[k] = -1
+		}
+	}
+	_, _, err0 := snSolve(t, d, false, sparse.OrderNatural, make([]float64, n))
+	snGPUKernels = true
+	_, _, err1 := snSolve(t, d, false, sparse.OrderNatural, make([]float64, n))
+	snGPUKernels = false
+	e0, ok0 := err0.(*NotPositiveDefiniteError)
+	e1, ok1 := err1.(*NotPositiveDefiniteError)
+	if !ok0 || !ok1 || e0.Column != e1.Column {
+		t.Fatalf("not positive definite: CPU plan %v, GPU plan %v", err0, err1)
+	}
+}
