@@ -674,10 +674,19 @@ __kernel void sn_fdiag(__global const int *task, int t0, __global const long *in
 // sn_bgemv forms, for RCH rows below backward block jb, the partial sums
 // part[task][k] = sum_r L(r, jb+k) x(r), through a local tile so that L is
 // read with unit stride.
+//
+// With fuse set, the group of a supernode that finishes last (task.z
+// groups count themselves on cnt[supernode], which they leave at zero)
+// also does sn_btrsv's work, so that no sn_btrsv launch is needed: the
+// others' partial sums are fenced before they count, and read past the
+// caches.
 __kernel void sn_bgemv(__global const int *task, int t0, __global const long *info, __global const int *rows, __global const double *L,
-		       __global const double *x, int n, int rh, int jb, __global double *part, long partOff) {
-	__local double tile[32 * SBL];
+		       __global double *x, int n, int rh, int jb, __global double *part, long partOff, int ldlt, int fuse,
+		       __global int *cnt) {
+	__local double tile[SB * TLD]; // 32 x SBL for the partial sums, then the triangle
 	__local double xr[32];
+	__local double xl[SBL];
+	__local int last;
 	const int4 t = vload4(t0 + get_group_id(0), task);
 	__global const long *is = info + (long)t.x * SI;
 	const int first = is[S_FIRST], ns = is[S_NS], F = is[S_F];
@@ -706,6 +715,30 @@ __kernel void sn_bgemv(__global const int *task, int t0, __global const long *in
 	}
 	if (lid < nb)
 		part[partOff + (long)get_group_id(0) * SBL + lid] = acc;
+	if (!fuse)
+		return;
+	mem_fence(CLK_GLOBAL_MEM_FENCE);
+	barrier(CLK_GLOBAL_MEM_FENCE);
+	if (lid == 0) {
+		last = atomic_inc(cnt + t.x) == t.z - 1;
+		if (last)
+			atomic_xchg(cnt + t.x, 0);
+	}
+	barrier(CLK_LOCAL_MEM_FENCE);
+	if (!last)
+		return;
+	__global double *xs = x + (long)rh * n + first;
+	volatile __global const double *pv = part + partOff + (long)(get_group_id(0) - t.y) * SBL;
+	for (int k = lid; k < nb; k += ls) {
+		double v = xs[jb + k];
+		for (int q = 0; q < t.z; q++)
+			v -= pv[(long)q * SBL + k];
+		xl[k] = v;
+	}
+	barrier(CLK_LOCAL_MEM_FENCE);
+	tri_bwd(Ls + (long)jb * F + jb, F, nb, ldlt, tile, xl);
+	for (int k = lid; k < nb; k += ls)
+		xs[jb + k] = xl[k];
 }
 
 // sn_btrsv finishes backward block jb: subtract the partial sums of the

@@ -382,9 +382,14 @@ func (sc *snSchedule) backwardSteps(s *sparse.Supernodal, lvl []int) {
 		for _, k := range large {
 			c0 := int(sc.ntask() - t0)
 			if _, ns, F := s.Front(k); ns > jb {
+				// At least one group, even with no rows below the block
+				// (a root's last block): the last of them finishes the
+				// block when the solve fuses sn_btrsv into sn_bgemv. Each
+				// knows how many they are (task.z).
 				r0 := jb + min(snSBL, ns-jb)
-				for c := 0; r0+c*snRCH < F; c++ {
-					sc.add(k, c, 0)
+				nc := max(1, (F-r0+snRCH-1)/snRCH)
+				for c := 0; c < nc; c++ {
+					sc.add(k, c, nc)
 				}
 			}
 			first, count = append(first, c0), append(count, int(sc.ntask()-t0)-c0)
@@ -424,6 +429,7 @@ type snFactor struct {
 	// and update vectors, sized for nrhs right-hand sides.
 	L, U, info, childPtr, childList, rel, rows, tasks, perm *kernels.Buffer
 	y, v, part                                              *kernels.Buffer
+	cnt                                                     *kernels.Buffer // sn_bgemv's group counts
 	nrhs                                                    int
 	ok                                                      bool
 	stats                                                   SupernodalStats
@@ -923,8 +929,22 @@ func (f *snFactor) backwardSteps(nrhs int) error {
 	if f.ldlt {
 		ldlt = 1
 	}
+	// The last sn_bgemv group of each supernode finishes its block
+	// (sn_btrsv's work): they count themselves on cnt, zeroed here and
+	// left at zero by each last group.
+	if f.cnt == nil {
+		if f.cnt, err = f.dev.Alloc(int64(4 * max(f.sym.NS, 1))); err != nil {
+			return err
+		}
+	}
+	if err := f.cnt.Fill(make([]byte, 4), 0, f.cnt.Size()); err != nil {
+		return err
+	}
 	names := []string{"bwd small", "bwd gemv", "bwd trsv"}
 	for _, st := range f.sched.bwd {
+		if st.kind == snBwdTrsv {
+			continue // done by sn_bgemv's last groups
+		}
 		tk := time.Now()
 		glob, t0 := []int{int(st.count) * snSolveWG}, int(st.t0)
 		loc := []int{snSolveWG}
@@ -936,7 +956,7 @@ func (f *snFactor) backwardSteps(nrhs int) error {
 			for rh := 0; rh < nrhs && err == nil; rh++ {
 				off := int64(rh) * snSBL * f.sched.maxPart
 				if st.kind == snBwdGemv {
-					err = ks["sn_bgemv"].Launch(glob, loc, f.tasks, t0, f.info, f.rows, f.L, f.y, f.n, rh, st.k0, f.part, off)
+					err = ks["sn_bgemv"].Launch(glob, loc, f.tasks, t0, f.info, f.rows, f.L, f.y, f.n, rh, st.k0, f.part, off, ldlt, 1, f.cnt)
 				} else {
 					err = ks["sn_btrsv"].Launch(glob, loc, f.tasks, t0, f.info, f.L, f.y, f.n, rh, st.k0, ldlt, f.part, off)
 				}
@@ -994,7 +1014,7 @@ func (f *snFactor) factor() (*sparse.Supernodal, []float64, error) {
 
 func (f *snFactor) release() {
 	f.status.release()
-	for _, b := range []*kernels.Buffer{f.L, f.U, f.info, f.childPtr, f.childList, f.rel, f.rows, f.tasks, f.perm, f.y, f.v, f.part} {
+	for _, b := range []*kernels.Buffer{f.L, f.U, f.info, f.childPtr, f.childList, f.rel, f.rows, f.tasks, f.perm, f.y, f.v, f.part, f.cnt} {
 		if b != nil {
 			b.Release()
 		}
