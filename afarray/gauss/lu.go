@@ -50,6 +50,18 @@ var (
 	luPanelUseLocal = true
 )
 
+// Two other panels were measured on an H100 and dropped (2026-11-23):
+// one work-item per row with the row in registers and per-group step
+// flags instead of the grid-wide counter: no faster (n = 2047 factor
+// 16.9 ms against 16.3), so the hand-over between groups, not the
+// panel's arithmetic or memory, costs the ~8 us per column; and the whole
+// panel in one work-group in global memory (leaves of 8 columns, no
+// grid-wide barrier at all): twice as slow at n = 2047 (33.0 ms) and four
+// times at 8192 (498 ms against 120), so a column step with
+// barrier(CLK_GLOBAL_MEM_FENCE) in one group costs even more there. A
+// faster panel needs fewer global-memory fences per column, not fewer
+// groups.
+
 // Work-group sizes of the other blocked LU kernels.
 const (
 	luSwapLocal = 64 // columns per work-group of the exchange + triangular solve
