@@ -53,7 +53,8 @@ var (
 // Two other panels were measured on an H100 and dropped (2026-11-23):
 // one work-item per row with the row in registers and per-group step
 // flags instead of the grid-wide counter: no faster (n = 2047 factor
-// 16.9 ms against 16.3), so the hand-over between groups, not the
+// 16.9 ms against 16.3; and wrong from 32 groups on, a visibility race
+// not found), so the hand-over between groups, not the
 // panel's arithmetic or memory, costs the ~8 us per column; and the whole
 // panel in one work-group in global memory (leaves of 8 columns, no
 // grid-wide barrier at all): twice as slow at n = 2047 (33.0 ms) and four
