@@ -93,6 +93,11 @@ func (e *Engine) timed(src string) (Result, error) {
 			msg += fmt.Sprintf(", peak %s", formatBytes(peak1))
 		}
 	}
+	if isTerminal(e.stdout) {
+		// Over the progress line, if one is showing (it is on stderr, the
+		// same terminal).
+		fmt.Fprint(e.stdout, "\r\x1b[K")
+	}
 	fmt.Fprintln(e.stdout, msg)
 	// Where the solves inside the expression spent their time, and what
 	// the rest of it took.
