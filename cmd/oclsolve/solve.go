@@ -32,6 +32,10 @@ type solveMethod struct {
 	formats  []string // accepted --format values, the first is the default
 	variants []string // accepted --variant values, the first is the default
 	run      func(p *solveProblem, o *solveOptions) (*solveOutcome, error)
+	// has, when set, says which format x variant pairs exist (the solver
+	// registry has no thesis variant of the supernodal or SELL formats);
+	// nil means every pair.
+	has func(format, variant string) bool
 }
 
 var solveMethods = map[string]*solveMethod{}

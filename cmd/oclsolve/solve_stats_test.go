@@ -95,3 +95,21 @@ func TestSolveReportMarshalStats(t *testing.T) {
 		t.Errorf("printSolverStats: %q", w.String())
 	}
 }
+
+// The solver's methods know which format x variant pairs the registry
+// has, so that warmup runs only those (supernodal and SELL have no thesis
+// variant).
+func TestSolverMethodPairs(t *testing.T) {
+	for _, c := range []struct {
+		method, format, variant string
+		want                    bool
+	}{
+		{"cholesky", "supernodal", "fast", true}, {"cholesky", "supernodal", "thesis", false},
+		{"cholesky", "csc", "thesis", true}, {"cg", "sell", "fast", true}, {"cg", "sell", "thesis", false},
+	} {
+		m := solveMethods[c.method]
+		if m == nil || m.has == nil || m.has(c.format, c.variant) != c.want {
+			t.Errorf("%s %s %s: want %v", c.method, c.format, c.variant, c.want)
+		}
+	}
+}

@@ -20,6 +20,14 @@ func init() {
 		for _, v := range m.Variants {
 			sm.variants = append(sm.variants, string(v))
 		}
+		sm.has = func(format, variant string) bool {
+			for _, c := range solver.Combinations() {
+				if c.Method == m.Name && string(c.Format) == format && string(c.Variant) == variant {
+					return true
+				}
+			}
+			return false
+		}
 		registerSolveMethod(sm)
 	}
 }

@@ -62,6 +62,9 @@ func runWarmup(args []string) error {
 		m := solveMethods[name]
 		for _, format := range m.formats {
 			for _, variant := range m.variants {
+				if m.has != nil && !m.has(format, variant) {
+					continue // not registered (supernodal has no thesis variant)
+				}
 				o := solveOptions{Method: name, Format: format, Variant: variant, Order: "natural", Seed: 1, Device: dev}
 				t, c := time.Now(), dev.CompileTime()
 				err := warmupOne(m, &o)
