@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/oclsolve/oclsolve/afarray/sparse"
@@ -126,6 +127,16 @@ func startTracking(dev *kernels.Device, callback func(Progress)) (*tracker, func
 	}
 }
 
+// lastPoll is when Current was last called (Unix nanoseconds): CG reads its
+// residual for the progress only while someone looks.
+var lastPoll atomic.Int64
+
+// watched reports whether anyone looks at this Run's progress: a callback,
+// or a poller of Current within the last two seconds.
+func (t *tracker) watched() bool {
+	return t != nil && (t.callback != nil || time.Now().UnixNano()-lastPoll.Load() < int64(2*time.Second))
+}
+
 // trackerOf returns the tracker of the Run using dev, or nil.
 func trackerOf(dev *kernels.Device) *tracker {
 	if t, ok := running.byDev.Load(dev); ok {
@@ -139,6 +150,7 @@ func trackerOf(dev *kernels.Device) *tracker {
 // be polled from another goroutine (the REPL's status line, the notebook
 // kernel's updating display).
 func Current() (Progress, bool) {
+	lastPoll.Store(time.Now().UnixNano())
 	running.mu.Lock()
 	var t *tracker
 	if n := len(running.order); n > 0 {
@@ -402,7 +414,7 @@ func (p *blockProgress) at(i int) {
 
 // cgProgress reports the fast CG's iterations where it reads its done flag
 // anyway, and its residual (one more small read, while the queue is empty)
-// at most every 0.2 s.
+// at most every 0.2 s, and only while someone watches (tracker.watched).
 type cgProgress struct {
 	tr       *tracker
 	r0       float64 // r·r of the first residual
@@ -413,7 +425,7 @@ func (p *cgProgress) at(c *cgFastRun, it int) {
 	if p.tr == nil || c.err != nil {
 		return
 	}
-	if time.Since(p.lastRead) < 200*time.Millisecond {
+	if !p.tr.watched() || time.Since(p.lastRead) < 200*time.Millisecond {
 		p.tr.step("iterations", it+1, c.maxIter, keepFraction)
 		return
 	}
