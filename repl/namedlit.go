@@ -55,77 +55,36 @@ func (e *Engine) fixNamedStringLits(src string) (out string) {
 	}()
 	g := &e.ir.Comp.Globals
 	nodes := g.ParseBytes([]byte(src))
-	type edit struct {
-		off, end int
-		text     string
+	f := &litFixer{e: e, offset: func(p token.Pos) int { return g.Fileset.Position(p).Offset }, src: src}
+	local := e.localTypes(nodes)
+	for _, n := range nodes {
+		ast.Inspect(n, func(n ast.Node) bool {
+			f.inspect(n, local)
+			return true
+		})
 	}
-	var edits []edit
-	fix := func(lit *ast.BasicLit, t xr.Type) {
-		if lit.Kind != token.STRING || !needsTypedConst(t) {
-			return
-		}
-		off := g.Fileset.Position(lit.Pos()).Offset
-		end := off + len(lit.Value)
-		if off < 0 || end > len(src) || src[off:end] != lit.Value {
-			return
-		}
-		edits = append(edits, edit{off, end, fmt.Sprintf("%s(string(%s))", e.strAlias(t), lit.Value)})
-	}
-	var visitLit func(cl *ast.CompositeLit, t xr.Type)
-	// value handles an element of a composite literal of element type t.
-	value := func(v ast.Expr, t xr.Type) {
-		switch v := v.(type) {
-		case *ast.BasicLit:
-			fix(v, t)
-		case *ast.CompositeLit:
-			if v.Type == nil && t != nil {
-				visitLit(v, t)
-			}
-		case *ast.UnaryExpr: // &T{...} or an elided &{...} of a []*T
-			if cl, ok := v.X.(*ast.CompositeLit); ok && v.Op == token.AND && cl.Type == nil && t != nil && t.Kind() == reflect.Ptr {
-				visitLit(cl, t.Elem())
-			}
-		}
-	}
-	visitLit = func(cl *ast.CompositeLit, t xr.Type) {
-		for t != nil && t.Kind() == reflect.Ptr {
-			t = t.Elem()
-		}
-		if t == nil {
-			return
-		}
-		switch t.Kind() {
-		case reflect.Struct:
-			for i, el := range cl.Elts {
-				if kv, ok := el.(*ast.KeyValueExpr); ok {
-					if id, ok := kv.Key.(*ast.Ident); ok {
-						if f, n := t.FieldByName(id.Name, ""); n == 1 {
-							value(kv.Value, f.Type)
-						}
-					}
-				} else if i < t.NumField() {
-					value(el, t.Field(i).Type)
-				}
-			}
-		case reflect.Slice, reflect.Array:
-			for _, el := range cl.Elts {
-				if kv, ok := el.(*ast.KeyValueExpr); ok {
-					el = kv.Value
-				}
-				value(el, t.Elem())
-			}
-		case reflect.Map:
-			for _, el := range cl.Elts {
-				if kv, ok := el.(*ast.KeyValueExpr); ok {
-					value(kv.Key, t.Key())
-					value(kv.Value, t.Elem())
-				}
-			}
-		}
-	}
-	// The types of the cell's variables declared from a composite literal
-	// or with a type, for assignments to their fields (o.Method = "cg"):
-	// the cell has not compiled yet, so the interpreter does not know them.
+	return f.apply()
+}
+
+// litFixer collects the rewrites of one cell's literals.
+type litFixer struct {
+	e      *Engine
+	offset func(token.Pos) int // in src
+	src    string
+	edits  []litEdit
+}
+
+// litEdit replaces src[off:end] by text.
+type litEdit struct {
+	off, end int
+	text     string
+}
+
+// localTypes returns the types of the cell's variables declared from a
+// composite literal or with a type, for assignments to their fields
+// (o.Method = "cg"): the cell has not compiled yet, so the interpreter
+// does not know them.
+func (e *Engine) localTypes(nodes []ast.Node) map[string]xr.Type {
 	local := map[string]xr.Type{}
 	for _, n := range nodes {
 		ast.Inspect(n, func(n ast.Node) bool {
@@ -152,41 +111,115 @@ func (e *Engine) fixNamedStringLits(src string) (out string) {
 			return true
 		})
 	}
-	for _, n := range nodes {
-		ast.Inspect(n, func(n ast.Node) bool {
-			switch n := n.(type) {
-			case *ast.AssignStmt:
-				if n.Tok == token.ASSIGN && len(n.Lhs) == len(n.Rhs) {
-					for i, r := range n.Rhs {
-						if lit, ok := r.(*ast.BasicLit); ok {
-							fix(lit, e.exprType(n.Lhs[i], local))
-						}
-					}
-				}
-			case *ast.CompositeLit:
-				if n.Type != nil {
-					visitLit(n, e.typeOf(n.Type))
-				}
-			case *ast.CallExpr:
-				if len(n.Args) == 1 {
-					if lit, ok := n.Args[0].(*ast.BasicLit); ok && lit.Kind == token.STRING && looksLikeType(n.Fun) {
-						fix(lit, e.typeOf(n.Fun))
-					}
-				}
-			case *ast.ValueSpec:
-				if n.Type != nil {
-					t := e.typeOf(n.Type)
-					for _, v := range n.Values {
-						value(v, t)
-					}
+	return local
+}
+
+// inspect finds the literals of node n whose type the context fixes.
+func (f *litFixer) inspect(n ast.Node, local map[string]xr.Type) {
+	e := f.e
+	switch n := n.(type) {
+	case *ast.AssignStmt:
+		if n.Tok == token.ASSIGN && len(n.Lhs) == len(n.Rhs) {
+			for i, r := range n.Rhs {
+				if lit, ok := r.(*ast.BasicLit); ok {
+					f.fix(lit, e.exprType(n.Lhs[i], local))
 				}
 			}
-			return true
-		})
+		}
+	case *ast.CompositeLit:
+		if n.Type != nil {
+			f.visitLit(n, e.typeOf(n.Type))
+		}
+	case *ast.CallExpr:
+		if len(n.Args) == 1 {
+			if lit, ok := n.Args[0].(*ast.BasicLit); ok && lit.Kind == token.STRING && looksLikeType(n.Fun) {
+				f.fix(lit, e.typeOf(n.Fun))
+			}
+		}
+	case *ast.ValueSpec:
+		if n.Type != nil {
+			t := e.typeOf(n.Type)
+			for _, v := range n.Values {
+				f.value(v, t)
+			}
+		}
 	}
-	if len(edits) == 0 {
-		return src
+}
+
+// fix records the rewrite of lit when t is a compiled named string type.
+func (f *litFixer) fix(lit *ast.BasicLit, t xr.Type) {
+	if lit.Kind != token.STRING || !needsTypedConst(t) {
+		return
 	}
+	off := f.offset(lit.Pos())
+	end := off + len(lit.Value)
+	if off < 0 || end > len(f.src) || f.src[off:end] != lit.Value {
+		return
+	}
+	f.edits = append(f.edits, litEdit{off, end, fmt.Sprintf("%s(string(%s))", f.e.strAlias(t), lit.Value)})
+}
+
+// value handles an element of a composite literal of element type t.
+func (f *litFixer) value(v ast.Expr, t xr.Type) {
+	switch v := v.(type) {
+	case *ast.BasicLit:
+		f.fix(v, t)
+	case *ast.CompositeLit:
+		if v.Type == nil && t != nil {
+			f.visitLit(v, t)
+		}
+	case *ast.UnaryExpr: // &T{...} or an elided &{...} of a []*T
+		if cl, ok := v.X.(*ast.CompositeLit); ok && v.Op == token.AND && cl.Type == nil && t != nil && t.Kind() == reflect.Ptr {
+			f.visitLit(cl, t.Elem())
+		}
+	}
+}
+
+// visitLit handles the elements of a composite literal of type t.
+func (f *litFixer) visitLit(cl *ast.CompositeLit, t xr.Type) {
+	for t != nil && t.Kind() == reflect.Ptr {
+		t = t.Elem()
+	}
+	if t == nil {
+		return
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		for i, el := range cl.Elts {
+			if kv, ok := el.(*ast.KeyValueExpr); ok {
+				if id, ok := kv.Key.(*ast.Ident); ok {
+					if fl, n := t.FieldByName(id.Name, ""); n == 1 {
+						f.value(kv.Value, fl.Type)
+					}
+				}
+			} else if i < t.NumField() {
+				f.value(el, t.Field(i).Type)
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		for _, el := range cl.Elts {
+			if kv, ok := el.(*ast.KeyValueExpr); ok {
+				el = kv.Value
+			}
+			f.value(el, t.Elem())
+		}
+	case reflect.Map:
+		for _, el := range cl.Elts {
+			if kv, ok := el.(*ast.KeyValueExpr); ok {
+				f.value(kv.Key, t.Key())
+				f.value(kv.Value, t.Elem())
+			}
+		}
+	}
+}
+
+// apply returns src with the edits made, from the last back.
+func (f *litFixer) apply() string {
+	if len(f.edits) == 0 {
+		return f.src
+	}
+	out := f.src
+	edits := f.edits
 	sort.Slice(edits, func(i, j int) bool { return edits[i].off > edits[j].off })
 	for i, ed := range edits {
 		if i > 0 && ed.end > edits[i-1].off {
