@@ -40,7 +40,9 @@ type Options struct {
 	// work-group launch; its local buffer holds 2*BackSubTile values. Zero
 	// takes the largest tile that fits the device's local memory (all n rows
 	// when 2n values fit, as in the documents); tests set it small to
-	// exercise the tiled path.
+	// exercise the tiled path. For the blocked variant zero solves each
+	// triangle in a single launch (row blocks handed on through flags) and
+	// a positive value takes the tiled solve with that many rows per tile.
 	BackSubTile int
 	// BlockSize is the panel width of the blocked LU; zero means
 	// DefaultBlockSize on a GPU, 16 on other devices.
