@@ -25,6 +25,7 @@ func init() {
 			"Large":               reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_study.Large),
 			"MB":                  reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_study.MB),
 			"MemoryRow":           reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_study.MemoryRow),
+			"Model2Orders":        reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_study.Model2Orders),
 			"New":                 reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_study.New),
 			"Pick":                reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_study.Pick),
 			"RandomDense":         reflect.ValueOf(p_github_com_oclsolve_oclsolve_notebook_study.RandomDense),
