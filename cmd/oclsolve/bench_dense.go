@@ -54,113 +54,165 @@ type denseBenchReport struct {
 	Results []denseBenchResult `json:"results"`
 }
 
+// denseBenchFlags are the flags of `oclsolve bench dense`.
+type denseBenchFlags struct {
+	sizes, ops, dtypes, blocks string
+	reps                       int
+	asJSON                     bool
+}
+
 func runBenchDense(args []string) error {
 	fs := newFlagSet("bench dense")
-	sizes := fs.String("sizes", "", "matrix orders (default 1024,2048,4096 on a GPU, 256,512,1024 elsewhere)")
-	ops := fs.String("ops", "gemm,syrk,trsm,potrf,cholesky,lu", "what to measure: gemm,syrk,trsm,potrf,cholesky,lu,tune (tune: every GEMM configuration at each size)")
-	dtypes := fs.String("dtype", "float64", "float64, float32 or both")
-	blocks := fs.String("nb", "", "POTRF outer block widths to compare besides the engine's (0: recursive)")
-	reps := fs.Int("reps", 3, "runs per measurement (the best counts)")
-	asJSON := fs.Bool("json", false, "print JSON instead of a table")
+	var f denseBenchFlags
+	fs.StringVar(&f.sizes, "sizes", "", "matrix orders (default 1024,2048,4096 on a GPU, 256,512,1024 elsewhere)")
+	fs.StringVar(&f.ops, "ops", "gemm,syrk,trsm,potrf,cholesky,lu", "what to measure: gemm,syrk,trsm,potrf,cholesky,lu,tune (tune: every GEMM configuration at each size)")
+	fs.StringVar(&f.dtypes, "dtype", "float64", "float64, float32 or both")
+	fs.StringVar(&f.blocks, "nb", "", "POTRF outer block widths to compare besides the engine's (0: recursive)")
+	fs.IntVar(&f.reps, "reps", 3, "runs per measurement (the best counts)")
+	fs.BoolVar(&f.asJSON, "json", false, "print JSON instead of a table")
 	pos, err := parseInterspersed(fs, args)
-	if err != nil || len(pos) > 0 || *reps < 1 {
+	if err != nil || len(pos) > 0 || f.reps < 1 {
 		return errUsage
 	}
 	dev, err := kernels.Default()
 	if err != nil {
 		return err
 	}
-	gpu := strings.Contains(strings.ToUpper(dev.Info().Type), "GPU")
-	ns := []int{256, 512, 1024}
-	if gpu {
-		ns = []int{1024, 2048, 4096}
-	}
-	if *sizes != "" {
-		if ns, err = parseInts(*sizes); err != nil {
-			return err
-		}
-	}
-	// Every measurement holds n x n matrices on the device (and the
-	// solves one on the host): refuse orders the device cannot hold before
-	// allocating anything.
-	for _, n := range ns {
-		if n < 1 || n > 1<<20 || int64(n)*int64(n)*8 > dev.Info().MaxAllocBytes {
-			return fmt.Errorf("%w: order %d: an n x n matrix of doubles must fit %s's largest allocation (%s)",
-				errUsage, n, dev.Name(), kernels.FormatBytes(dev.Info().MaxAllocBytes))
-		}
+	ns, err := denseBenchSizes(dev, f.sizes)
+	if err != nil {
+		return err
 	}
 	var nbs []int
-	if *blocks != "" {
-		if nbs, err = parseInts(*blocks); err != nil {
+	if f.blocks != "" {
+		if nbs, err = parseInts(f.blocks); err != nil {
 			return err
 		}
 	}
-	var dts []dense.DType
-	switch *dtypes {
-	case "float64":
-		dts = []dense.DType{dense.Float64}
-	case "float32":
-		dts = []dense.DType{dense.Float32}
-	case "both":
-		dts = []dense.DType{dense.Float64, dense.Float32}
-	default:
-		return fmt.Errorf("%w: --dtype float64|float32|both", errUsage)
+	dts, err := denseBenchDTypes(f.dtypes)
+	if err != nil {
+		return err
 	}
-	rep := denseBenchReport{Device: dev.Name(), Configs: map[string]string{}}
-	progress := func(r denseBenchResult) {
-		rep.Results = append(rep.Results, r)
-		steps := ""
-		if r.Steps != nil {
-			steps = fmt.Sprintf("(nb %d, waiting per step: diagonal %.1f ms, panel %.1f ms, update %.1f ms) ",
-				r.Block, r.Steps["diagonal"], r.Steps["panel"], r.Steps["update"])
-		}
-		fmt.Fprintf(os.Stderr, "%-8s %-7s n=%-6d %9.3f ms %9.1f GFLOP/s %s %s%s\n", r.Op, r.DType, r.N, r.TimeS*1e3, r.GFLOPS, r.Config, steps, r.Error)
-	}
+	rep := &denseBenchReport{Device: dev.Name(), Configs: map[string]string{}}
 	for _, dt := range dts {
 		e, err := dense.For(dev, dt)
 		if err != nil {
 			return err
 		}
 		rep.Configs[dt.String()] = e.Config().String() + " (" + e.Source + ")"
-		for _, op := range strings.Split(*ops, ",") {
+		for _, op := range strings.Split(f.ops, ",") {
 			for _, n := range ns {
-				switch op {
-				case "tune":
-					rates, err := dense.Measure(dev, dt, n, dense.Configs)
-					if err != nil {
-						progress(denseBenchResult{Op: op, DType: dt.String(), N: n, Error: err.Error()})
-						continue
-					}
-					names := make([]string, 0, len(rates))
-					for c := range rates {
-						names = append(names, c)
-					}
-					sort.Strings(names)
-					for _, c := range names {
-						progress(denseBenchResult{Op: op, DType: dt.String(), N: n, Config: c, GFLOPS: rates[c],
-							TimeS: 2 * float64(n) * float64(n) * float64(n) / rates[c] / 1e9})
-					}
-				case "potrf":
-					for _, nb := range append([]int{-1}, nbs...) {
-						r := benchDenseKernel(e, op, n, nb, *reps)
-						progress(r)
-					}
-				case "gemm", "syrk", "trsm":
-					progress(benchDenseKernel(e, op, n, 0, *reps))
-				case "cholesky":
-					if dt == dense.Float64 {
-						progress(benchDenseCholesky(n, *reps))
-					}
-				case "lu":
-					if dt == dense.Float64 {
-						progress(benchDenseLU(dev, n, *reps))
-					}
-				default:
-					return fmt.Errorf("%w: unknown --ops entry %q", errUsage, op)
+				if err := rep.measure(dev, e, op, n, nbs, f.reps); err != nil {
+					return err
 				}
 			}
 		}
 	}
+	failed := rep.check()
+	if f.asJSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	} else {
+		printDenseBench(os.Stdout, *rep)
+	}
+	if failed > 0 {
+		return fmt.Errorf("bench dense: %d of %d measurements failed (see the error column)", failed, len(rep.Results))
+	}
+	return nil
+}
+
+// denseBenchSizes returns the orders of --sizes (default by device type),
+// refusing those whose n x n matrices the device cannot hold before
+// anything is allocated (the solves also hold one on the host).
+func denseBenchSizes(dev *kernels.Device, sizes string) ([]int, error) {
+	gpu := strings.Contains(strings.ToUpper(dev.Info().Type), "GPU")
+	ns := []int{256, 512, 1024}
+	if gpu {
+		ns = []int{1024, 2048, 4096}
+	}
+	if sizes != "" {
+		var err error
+		if ns, err = parseInts(sizes); err != nil {
+			return nil, err
+		}
+	}
+	for _, n := range ns {
+		if n < 1 || n > 1<<20 || int64(n)*int64(n)*8 > dev.Info().MaxAllocBytes {
+			return nil, fmt.Errorf("%w: order %d: an n x n matrix of doubles must fit %s's largest allocation (%s)",
+				errUsage, n, dev.Name(), kernels.FormatBytes(dev.Info().MaxAllocBytes))
+		}
+	}
+	return ns, nil
+}
+
+// denseBenchDTypes reads --dtype.
+func denseBenchDTypes(s string) ([]dense.DType, error) {
+	switch s {
+	case "float64":
+		return []dense.DType{dense.Float64}, nil
+	case "float32":
+		return []dense.DType{dense.Float32}, nil
+	case "both":
+		return []dense.DType{dense.Float64, dense.Float32}, nil
+	}
+	return nil, fmt.Errorf("%w: --dtype float64|float32|both", errUsage)
+}
+
+// add records a result and prints it as a progress line.
+func (rep *denseBenchReport) add(r denseBenchResult) {
+	rep.Results = append(rep.Results, r)
+	steps := ""
+	if r.Steps != nil {
+		steps = fmt.Sprintf("(nb %d, waiting per step: diagonal %.1f ms, panel %.1f ms, update %.1f ms) ",
+			r.Block, r.Steps["diagonal"], r.Steps["panel"], r.Steps["update"])
+	}
+	fmt.Fprintf(os.Stderr, "%-8s %-7s n=%-6d %9.3f ms %9.1f GFLOP/s %s %s%s\n", r.Op, r.DType, r.N, r.TimeS*1e3, r.GFLOPS, r.Config, steps, r.Error)
+}
+
+// measure runs one --ops entry at order n.
+func (rep *denseBenchReport) measure(dev *kernels.Device, e *dense.Engine, op string, n int, nbs []int, reps int) error {
+	dt := e.DType()
+	switch op {
+	case "tune":
+		rates, err := dense.Measure(dev, dt, n, dense.Configs)
+		if err != nil {
+			rep.add(denseBenchResult{Op: op, DType: dt.String(), N: n, Error: err.Error()})
+			return nil
+		}
+		names := make([]string, 0, len(rates))
+		for c := range rates {
+			names = append(names, c)
+		}
+		sort.Strings(names)
+		for _, c := range names {
+			rep.add(denseBenchResult{Op: op, DType: dt.String(), N: n, Config: c, GFLOPS: rates[c],
+				TimeS: 2 * float64(n) * float64(n) * float64(n) / rates[c] / 1e9})
+		}
+	case "potrf":
+		for _, nb := range append([]int{-1}, nbs...) {
+			rep.add(benchDenseKernel(e, op, n, nb, reps))
+		}
+	case "gemm", "syrk", "trsm":
+		rep.add(benchDenseKernel(e, op, n, 0, reps))
+	case "cholesky":
+		if dt == dense.Float64 {
+			rep.add(benchDenseCholesky(n, reps))
+		}
+	case "lu":
+		if dt == dense.Float64 {
+			rep.add(benchDenseLU(dev, n, reps))
+		}
+	default:
+		return fmt.Errorf("%w: unknown --ops entry %q", errUsage, op)
+	}
+	return nil
+}
+
+// check marks the results whose backward error exceeds the limit and
+// returns how many failed.
+func (rep *denseBenchReport) check() int {
 	failed := 0
 	for i, r := range rep.Results {
 		if r.Error == "" && !(r.BackwardError <= maxBackwardError) {
@@ -170,19 +222,7 @@ func runBenchDense(args []string) error {
 			failed++
 		}
 	}
-	if *asJSON {
-		enc := json.NewEncoder(os.Stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
-			return err
-		}
-	} else {
-		printDenseBench(os.Stdout, rep)
-	}
-	if failed > 0 {
-		return fmt.Errorf("bench dense: %d of %d measurements failed (see the error column)", failed, len(rep.Results))
-	}
-	return nil
+	return failed
 }
 
 // maxBackwardError bounds the backward error of a solve that counts as
@@ -220,34 +260,14 @@ func benchDenseKernel(e *dense.Engine, op string, n, nb, reps int) (r denseBench
 		}
 	}
 	bytes := int64(n) * int64(n) * dt.Size()
-	var bufs []*kernels.Buffer
+	bufs, err := denseBenchBuffers(dev, dt, n)
 	defer func() {
 		for _, b := range bufs {
 			b.Release()
 		}
 	}()
-	rng := rand.New(rand.NewSource(1))
-	for i := 0; i < 4; i++ {
-		b, err := dev.Alloc(bytes)
-		if err != nil {
-			return fail(err)
-		}
-		bufs = append(bufs, b)
-		if i == 3 {
-			break
-		}
-		vals := make([]float64, n*n)
-		for j := range vals {
-			vals[j] = rng.Float64() - 0.5
-		}
-		if i == 0 { // a well-conditioned triangle for TRSM
-			for j := 0; j < n; j++ {
-				vals[j+n*j] = float64(n)
-			}
-		}
-		if err := writeTyped(b, dt, vals); err != nil {
-			return fail(err)
-		}
+	if err != nil {
+		return fail(err)
 	}
 	m := func(i int) dense.Mat { return dense.Mat{Buf: bufs[i], Rows: n, Cols: n, LD: n} }
 	fn := float64(n)
@@ -267,18 +287,7 @@ func benchDenseKernel(e *dense.Engine, op string, n, nb, reps int) (r denseBench
 		run = func() error { return e.Trsm(dense.Left, dense.Lower, false, dense.NonUnit, 1, m(0), m(1)) }
 	case "potrf":
 		flops = fn * fn * fn / 3
-		// SPD: S = G G^T + n I in buffer 3 (lower triangle), then copied.
-		if err := e.Syrk(false, 1, m(1), 0, m(3)); err != nil {
-			return fail(err)
-		}
-		diag := make([]float64, n*n)
-		if err := readTyped(bufs[3], dt, diag); err != nil {
-			return fail(err)
-		}
-		for j := 0; j < n; j++ {
-			diag[j+n*j] += fn
-		}
-		if err := writeTyped(bufs[3], dt, diag); err != nil {
+		if err := denseBenchSPD(e, bufs, n); err != nil {
 			return fail(err)
 		}
 		var err error
@@ -302,24 +311,9 @@ func benchDenseKernel(e *dense.Engine, op string, n, nb, reps int) (r denseBench
 			}
 		}()
 	}
-	best := time.Duration(1 << 62)
-	for i := 0; i <= reps; i++ { // the first run warms up (lazy compilers, caches)
-		if err := prepare(); err != nil {
-			return fail(err)
-		}
-		if err := dev.Finish(); err != nil {
-			return fail(err)
-		}
-		t := time.Now()
-		if err := run(); err != nil {
-			return fail(err)
-		}
-		if err := dev.Finish(); err != nil {
-			return fail(err)
-		}
-		if d := time.Since(t); i > 0 && d < best {
-			best = d
-		}
+	best, err := denseBenchBest(dev, reps, prepare, run)
+	if err != nil {
+		return fail(err)
 	}
 	r.TimeS = best.Seconds()
 	r.GFLOPS = flops / best.Seconds() / 1e9
@@ -334,6 +328,82 @@ func benchDenseKernel(e *dense.Engine, op string, n, nb, reps int) (r denseBench
 		r.Steps = map[string]float64{"diagonal": ms(st.Diagonal), "panel": ms(st.Panel), "update": ms(st.Update)}
 	}
 	return r
+}
+
+// denseBenchBuffers allocates four n x n matrices, the first three filled
+// with seeded values in [-0.5, 0.5) (the first with a diagonal of n, a
+// well-conditioned triangle for TRSM). It returns those it allocated, also
+// on an error, for the caller to release.
+func denseBenchBuffers(dev *kernels.Device, dt dense.DType, n int) ([]*kernels.Buffer, error) {
+	bytes := int64(n) * int64(n) * dt.Size()
+	var bufs []*kernels.Buffer
+	rng := rand.New(rand.NewSource(1))
+	for i := 0; i < 4; i++ {
+		b, err := dev.Alloc(bytes)
+		if err != nil {
+			return bufs, err
+		}
+		bufs = append(bufs, b)
+		if i == 3 {
+			break
+		}
+		vals := make([]float64, n*n)
+		for j := range vals {
+			vals[j] = rng.Float64() - 0.5
+		}
+		if i == 0 { // a well-conditioned triangle for TRSM
+			for j := 0; j < n; j++ {
+				vals[j+n*j] = float64(n)
+			}
+		}
+		if err := writeTyped(b, dt, vals); err != nil {
+			return bufs, err
+		}
+	}
+	return bufs, nil
+}
+
+// denseBenchSPD makes buffer 3 SPD for POTRF: S = G G^T + n I (lower
+// triangle) with G buffer 1.
+func denseBenchSPD(e *dense.Engine, bufs []*kernels.Buffer, n int) error {
+	m := func(i int) dense.Mat { return dense.Mat{Buf: bufs[i], Rows: n, Cols: n, LD: n} }
+	if err := e.Syrk(false, 1, m(1), 0, m(3)); err != nil {
+		return err
+	}
+	dt := e.DType()
+	diag := make([]float64, n*n)
+	if err := readTyped(bufs[3], dt, diag); err != nil {
+		return err
+	}
+	for j := 0; j < n; j++ {
+		diag[j+n*j] += float64(n)
+	}
+	return writeTyped(bufs[3], dt, diag)
+}
+
+// denseBenchBest runs prepare (untimed) and run reps+1 times and returns
+// the best time, the first run only warming up (lazy compilers, caches).
+func denseBenchBest(dev *kernels.Device, reps int, prepare, run func() error) (time.Duration, error) {
+	best := time.Duration(1 << 62)
+	for i := 0; i <= reps; i++ {
+		if err := prepare(); err != nil {
+			return 0, err
+		}
+		if err := dev.Finish(); err != nil {
+			return 0, err
+		}
+		t := time.Now()
+		if err := run(); err != nil {
+			return 0, err
+		}
+		if err := dev.Finish(); err != nil {
+			return 0, err
+		}
+		if d := time.Since(t); i > 0 && d < best {
+			best = d
+		}
+	}
+	return best, nil
 }
 
 func ms(d time.Duration) float64 { return d.Seconds() * 1e3 }
