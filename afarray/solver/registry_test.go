@@ -86,3 +86,32 @@ func TestParseNames(t *testing.T) {
 		t.Errorf("cg defaults: %+v %v", e, err)
 	}
 }
+
+// A method's default format ("" and auto) is registry data: the format of
+// its entry of highest priority (supernodal for the factorizations, CSC
+// for CG), listed first by Methods, and what lookup and the automatic
+// choice use.
+func TestDefaultFormat(t *testing.T) {
+	want := map[Method]Format{MethodGaussJordan: FormatDense, MethodCholesky: FormatSupernodal, MethodLDLT: FormatSupernodal, MethodCG: FormatCSC}
+	for m, f := range want {
+		if got := defaultFormat(m); got != f {
+			t.Errorf("defaultFormat(%s) = %s, want %s", m, got, f)
+		}
+		for _, format := range []Format{"", FormatAuto} {
+			if e, err := lookup(m, format, Fast); err != nil || e.format != f {
+				t.Errorf("lookup(%s, %q): %v %v", m, format, e, err)
+			}
+		}
+	}
+	for _, info := range Methods() {
+		if info.Formats[0] != want[info.Name] {
+			t.Errorf("Methods: %s lists %v first", info.Name, info.Formats)
+		}
+	}
+	if e := autoCholesky(); e == nil || e.format != FormatSupernodal {
+		t.Errorf("autoCholesky: %v", e)
+	}
+	if defaultFormat("qr") != "" {
+		t.Errorf("a method without entries has a default format")
+	}
+}
