@@ -501,14 +501,7 @@ func mcgIterate(parts []*mcgPart, n int, tol float64, maxIter int, jacobi bool) 
 	if jacobi {
 		jac = 1
 	}
-	launches := func() int64 {
-		var s int64
-		for _, p := range parts {
-			s += p.dev.Launches()
-		}
-		return s
-	}
-	startLaunches := launches()
+	track := newMCGTrack(parts, tol)
 	errs := make([]error, len(parts))
 	// onAll runs f on every part concurrently and returns the first error.
 	onAll := func(f func(p *mcgPart) error) error {
@@ -582,15 +575,10 @@ func mcgIterate(parts []*mcgPart, n int, tol float64, maxIter int, jacobi bool) 
 		return nil, nil, err
 	}
 	rz, rr := sums()
-	rr0 := rr
-	hist := []float64{1}
-	if rr0 == 0 {
-		hist[0] = 0
+	converged, err := track.begin(rr)
+	if err != nil {
+		return nil, nil, err
 	}
-	if math.IsNaN(rr0) || math.IsInf(rr0, 0) {
-		return nil, nil, &NonFiniteError{Where: "right-hand side", Index: -1}
-	}
-	converged := rr <= tol*tol*rr0
 	it := 0
 	rzOld := 0.0
 	for ; !converged && it < maxIter; it++ {
@@ -639,18 +627,68 @@ func mcgIterate(parts []*mcgPart, n int, tol float64, maxIter int, jacobi bool) 
 		}
 		rzOld = rz
 		rz, rr = sums()
-		rel := math.Sqrt(rr)
-		if rr0 > 0 {
-			rel = math.Sqrt(rr / rr0)
-		}
-		hist = append(hist, rel)
+		converged = track.step(rr)
 		if math.IsNaN(rr) || math.IsInf(rr, 0) || math.IsNaN(rz) || math.IsInf(rz, 0) {
 			return nil, nil, &NonFiniteError{Where: "CG residual (breakdown: is the matrix positive definite?)", Index: it + 1}
 		}
-		converged = rr <= tol*tol*rr0
 	}
+	return track.finish(n, it, converged)
+}
+
+// mcgTrack is what both multi-device iterations (mcgIterate, mcgIterate1)
+// keep alike: the launch count, the residual history relative to ||r0||,
+// the convergence test and the end (x gathered from the parts, checked,
+// and the result).
+type mcgTrack struct {
+	parts []*mcgPart
+	tol   float64
+	start int64 // launches before the solve
+	rr0   float64
+	hist  []float64
+}
+
+func newMCGTrack(parts []*mcgPart, tol float64) *mcgTrack {
+	t := &mcgTrack{parts: parts, tol: tol}
+	t.start = t.launches()
+	return t
+}
+
+// launches sums the parts' devices' launch counters.
+func (t *mcgTrack) launches() int64 {
+	var s int64
+	for _, p := range t.parts {
+		s += p.dev.Launches()
+	}
+	return s
+}
+
+// begin records ||r0||² and says whether b is already solved.
+func (t *mcgTrack) begin(rr0 float64) (converged bool, err error) {
+	t.rr0, t.hist = rr0, []float64{1}
+	if rr0 == 0 {
+		t.hist[0] = 0
+	}
+	if math.IsNaN(rr0) || math.IsInf(rr0, 0) {
+		return false, &NonFiniteError{Where: "right-hand side", Index: -1}
+	}
+	return rr0 <= t.tol*t.tol*rr0, nil
+}
+
+// step records an iteration's ||r||² and says whether it converged.
+func (t *mcgTrack) step(rr float64) (converged bool) {
+	rel := math.Sqrt(rr)
+	if t.rr0 > 0 {
+		rel = math.Sqrt(rr / t.rr0)
+	}
+	t.hist = append(t.hist, rel)
+	return rr <= t.tol*t.tol*t.rr0
+}
+
+// finish reads x from the parts and returns it with the result of it
+// iterations.
+func (t *mcgTrack) finish(n, it int, converged bool) ([]float64, *CGResult, error) {
 	x := make([]float64, n)
-	for _, p := range parts {
+	for _, p := range t.parts {
 		if err := p.x.Read(0, x[p.lo:p.lo+p.m]); err != nil {
 			return nil, nil, err
 		}
@@ -658,10 +696,10 @@ func mcgIterate(parts []*mcgPart, n int, tol float64, maxIter int, jacobi bool) 
 	if i := firstNonFinite(x); i >= 0 {
 		return nil, nil, &NonFiniteError{Where: "solution", Index: i}
 	}
-	res := &CGResult{Iterations: it, Residual: hist[len(hist)-1], History: hist, Converged: converged,
-		Launches: launches() - startLaunches}
+	res := &CGResult{Iterations: it, Residual: t.hist[len(t.hist)-1], History: t.hist, Converged: converged,
+		Launches: t.launches() - t.start}
 	if !converged {
-		return x, res, &NotConvergedError{Iterations: it, Residual: res.Residual, Tolerance: tol}
+		return x, res, &NotConvergedError{Iterations: it, Residual: res.Residual, Tolerance: t.tol}
 	}
 	return x, res, nil
 }
@@ -712,14 +750,7 @@ func mcgIterate1(parts []*mcgPart, n int, tol float64, maxIter int, jacobi bool)
 	if jacobi {
 		jac = 1
 	}
-	launches := func() int64 {
-		var s int64
-		for _, p := range parts {
-			s += p.dev.Launches()
-		}
-		return s
-	}
-	startLaunches := launches()
+	track := newMCGTrack(parts, tol)
 	lm := func(p *mcgPart) kernels.Local { return kernels.Local(8 * p.local) }
 	// product launches w = A u and reads the partials with w's send values.
 	product := func(p *mcgPart) error {
@@ -762,15 +793,10 @@ func mcgIterate1(parts []*mcgPart, n int, tol float64, maxIter int, jacobi bool)
 		return nil, nil, err
 	}
 	gamma, delta, rr := sums()
-	rr0 := rr
-	hist := []float64{1}
-	if rr0 == 0 {
-		hist[0] = 0
+	converged, err := track.begin(rr)
+	if err != nil {
+		return nil, nil, err
 	}
-	if math.IsNaN(rr0) || math.IsInf(rr0, 0) {
-		return nil, nil, &NonFiniteError{Where: "right-hand side", Index: -1}
-	}
-	converged := rr <= tol*tol*rr0
 	it := 0
 	alphaOld, gammaOld := 0.0, 0.0
 	for ; !converged && it < maxIter; it++ {
@@ -804,29 +830,10 @@ func mcgIterate1(parts []*mcgPart, n int, tol float64, maxIter int, jacobi bool)
 		}
 		alphaOld, gammaOld = alpha, gamma
 		gamma, delta, rr = sums()
-		rel := math.Sqrt(rr)
-		if rr0 > 0 {
-			rel = math.Sqrt(rr / rr0)
-		}
-		hist = append(hist, rel)
+		converged = track.step(rr)
 		if math.IsNaN(rr) || math.IsInf(rr, 0) || math.IsNaN(gamma) || math.IsInf(gamma, 0) || math.IsNaN(delta) || math.IsInf(delta, 0) {
 			return nil, nil, &NonFiniteError{Where: "CG residual (breakdown: is the matrix positive definite?)", Index: it + 1}
 		}
-		converged = rr <= tol*tol*rr0
 	}
-	x := make([]float64, n)
-	for _, p := range parts {
-		if err := p.x.Read(0, x[p.lo:p.lo+p.m]); err != nil {
-			return nil, nil, err
-		}
-	}
-	if i := firstNonFinite(x); i >= 0 {
-		return nil, nil, &NonFiniteError{Where: "solution", Index: i}
-	}
-	res := &CGResult{Iterations: it, Residual: hist[len(hist)-1], History: hist, Converged: converged,
-		Launches: launches() - startLaunches}
-	if !converged {
-		return x, res, &NotConvergedError{Iterations: it, Residual: res.Residual, Tolerance: tol}
-	}
-	return x, res, nil
+	return track.finish(n, it, converged)
 }
