@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/oclsolve/oclsolve/afarray/sparse"
+	"github.com/oclsolve/oclsolve/kernels"
 )
 
 // The sparse storage formats, resident on the device. Each is a small set of
@@ -123,6 +124,21 @@ func (m *CSC) Host() (*sparse.CSC, error) {
 
 // Release frees the matrix's device memory.
 func (m *CSC) Release() { ReleaseAll(m.Elements, m.DiagPos, m.RowIdx) }
+
+// DeviceBuffers returns the device buffers of the elements, the diagonal
+// positions and the row indices, for kernels that take the matrix apart.
+func (m *CSC) DeviceBuffers() (elements, diagPos, rowIdx *kernels.Buffer, err error) {
+	if elements, err = m.Elements.DeviceBuffer(); err != nil {
+		return nil, nil, nil, err
+	}
+	if diagPos, err = m.DiagPos.DeviceBuffer(); err != nil {
+		return nil, nil, nil, err
+	}
+	if rowIdx, err = m.RowIdx.DeviceBuffer(); err != nil {
+		return nil, nil, nil, err
+	}
+	return elements, diagPos, rowIdx, nil
+}
 
 // DeviceBytes returns the device memory the matrix really holds.
 func (m *CSC) DeviceBytes() int64 { return bytesOf(m.Elements, m.DiagPos, m.RowIdx) }

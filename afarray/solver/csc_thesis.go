@@ -29,15 +29,7 @@ func (f *cscFactor) thesisFactor(a *afarray.CSC) error {
 	if err != nil {
 		return err
 	}
-	elmA, err := a.Elements.DeviceBuffer()
-	if err != nil {
-		return err
-	}
-	colA, err := a.DiagPos.DeviceBuffer()
-	if err != nil {
-		return err
-	}
-	rowA, err := a.RowIdx.DeviceBuffer()
+	elmA, colA, rowA, err := a.DeviceBuffers()
 	if err != nil {
 		return err
 	}

@@ -567,23 +567,22 @@ func (f *snFactor) run(a *afarray.CSC, amap []int64) error {
 	if f.U, err = f.dev.Alloc(8 * max(sc.uLen, 1)); err != nil {
 		return err
 	}
-	if f.info, err = f.upload(sc.info, int64(8*len(sc.info))); err != nil {
-		return err
-	}
-	if f.childPtr, err = f.upload(sc.childPtr, int64(4*len(sc.childPtr))); err != nil {
-		return err
-	}
-	if f.childList, err = f.upload(sc.childList, int64(4*len(sc.childList))); err != nil {
-		return err
-	}
-	if f.rel, err = f.upload(sym.Rel, int64(4*len(sym.Rel))); err != nil {
-		return err
-	}
-	if f.rows, err = f.upload(sym.Rows, int64(4*len(sym.Rows))); err != nil {
-		return err
-	}
-	if f.tasks, err = f.upload(sc.tasks, int64(4*len(sc.tasks))); err != nil {
-		return err
+	// The schedule and the structure, each to its own buffer.
+	for _, u := range []struct {
+		dst   **kernels.Buffer
+		data  any
+		bytes int
+	}{
+		{&f.info, sc.info, 8 * len(sc.info)},
+		{&f.childPtr, sc.childPtr, 4 * len(sc.childPtr)},
+		{&f.childList, sc.childList, 4 * len(sc.childList)},
+		{&f.rel, sym.Rel, 4 * len(sym.Rel)},
+		{&f.rows, sym.Rows, 4 * len(sym.Rows)},
+		{&f.tasks, sc.tasks, 4 * len(sc.tasks)},
+	} {
+		if *u.dst, err = f.upload(u.data, int64(u.bytes)); err != nil {
+			return err
+		}
 	}
 	perm32 := make([]int32, f.n)
 	for i, p := range sym.Perm {
@@ -737,11 +736,7 @@ func (f *snFactor) scatter(a *afarray.CSC, elmA *kernels.Buffer, amap []int64) e
 		return err
 	}
 	defer placeBuf.Release()
-	diagA, err := a.DiagPos.DeviceBuffer()
-	if err != nil {
-		return err
-	}
-	rowA, err := a.RowIdx.DeviceBuffer()
+	_, diagA, rowA, err := a.DeviceBuffers()
 	if err != nil {
 		return err
 	}
