@@ -75,6 +75,8 @@ func (f *cscFactor) factorize(ldlt bool, a *afarray.CSC, v Variant) error {
 	}
 	// The symbolic phase: the thesis's quadratic set unions, or the
 	// elimination-tree analysis plus the fast schedule.
+	tr := trackerOf(a.Elements.Device())
+	tr.phase("symbolic")
 	var L *sparse.CSC
 	var amap []int32
 	if v == Thesis {
@@ -100,6 +102,7 @@ func (f *cscFactor) factorize(ldlt bool, a *afarray.CSC, v Variant) error {
 	if f.status, err = newSparseStatus(f.dev, f.prog); err != nil {
 		return err
 	}
+	tr.phase("factorize")
 	start, launches := time.Now(), f.dev.Launches()
 	if f.colL, err = uploadInt32(f.dev, L.DiagPos); err != nil {
 		return err

@@ -27,8 +27,8 @@ import (
 // Progress is one look at a running solve.
 type Progress struct {
 	// Phase is the part of Run under way: ordering, upload, convert,
-	// factorize, solve (the triangular solves, or CG's iterations),
-	// download or check.
+	// symbolic (the CSC and supernodal analyses), factorize, solve (the
+	// triangular solves, or CG's iterations), download or check.
 	Phase string
 	// Unit names what Done and Total count within the phase: "levels"
 	// (supernodal), "block columns" (fast CSC and skyline), "columns"

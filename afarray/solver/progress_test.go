@@ -93,6 +93,10 @@ func TestProgressPhasesAndCounts(t *testing.T) {
 		if i, j := slices.Index(got, "factorize"), slices.Index(got, "solve"); i < 0 || j < i {
 			t.Errorf("%s: phases out of order: %v", what, got)
 		}
+		// The sparse factorizations with a symbolic analysis name it.
+		if i := slices.Index(got, "symbolic"); (rep.Format == "supernodal" || rep.Format == FormatCSC) != (i >= 0 && i+1 < len(got) && got[i+1] == "factorize") {
+			t.Errorf("%s: symbolic phase in %v", what, got)
+		}
 		total := 0
 		if c.total != nil {
 			total = c.total(rep)

@@ -508,6 +508,8 @@ func (f *snFactor) factorize(a *afarray.CSC, ordering sparse.Ordering) error {
 	if err != nil {
 		return err
 	}
+	tr := trackerOf(a.Elements.Device())
+	tr.phase("symbolic")
 	var perm []int
 	used := sparse.OrderNatural
 	if ordering == sparse.OrderNatural || ordering == sparse.OrderNone {
@@ -539,6 +541,7 @@ func (f *snFactor) factorize(a *afarray.CSC, ordering sparse.Ordering) error {
 	if f.prog, err = snProgram(f.dev); err != nil {
 		return err
 	}
+	tr.phase("factorize")
 	if err := f.run(a, nil); err != nil {
 		f.release()
 		return err
