@@ -53,6 +53,10 @@ type Options struct {
 	// Progress; Current polls the same from another goroutine). It must
 	// return quickly: the solve waits for it.
 	Progress func(Progress)
+	// Prepared is Prepare's result for the same matrix, right-hand side
+	// and options: Run skips the checks and the ordering it did. One made
+	// for anything else is ignored.
+	Prepared *Prepared
 }
 
 // Build says where Run builds the storage format.
@@ -136,25 +140,39 @@ func Run(a *sparse.COO, b []float64, opts Options) ([]float64, *Report, error) {
 	if a == nil {
 		return nil, nil, fmt.Errorf("%w: nil matrix", ErrShape)
 	}
-	// O(nnz), before anything of the order is allocated (ones included).
-	if err := a.CheckStructure(); err != nil {
-		return nil, nil, err
+	var e *entry
+	var err error
+	var pre *Prepared
+	if opts.Prepared != nil && opts.Method != "" {
+		if e, err = lookup(opts.Method, opts.Format, opts.Variant); err == nil {
+			pre = preparedFor(opts, a, b, e)
+		}
 	}
-	if b == nil {
-		b = Ones(a.Rows)
-	}
-	if opts.Method == "" {
-		return runAuto(a, b, opts)
-	}
-	e, err := lookup(opts.Method, opts.Format, opts.Variant)
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := checkSystem(a, b); err != nil {
-		return nil, nil, err
-	}
-	if err := checkMethodInput(a, e.method); err != nil {
-		return nil, nil, err
+	if pre != nil {
+		// The checks and the ordering were done ahead (Prepare): their
+		// time counts in this Run's total.
+		start = start.Add(-pre.took)
+		b = pre.b
+	} else {
+		// O(nnz), before anything of the order is allocated (ones included).
+		if err := a.CheckStructure(); err != nil {
+			return nil, nil, err
+		}
+		if b == nil {
+			b = Ones(a.Rows)
+		}
+		if opts.Method == "" {
+			return runAuto(a, b, opts)
+		}
+		if e, err = lookup(opts.Method, opts.Format, opts.Variant); err != nil {
+			return nil, nil, err
+		}
+		if err := checkSystem(a, b); err != nil {
+			return nil, nil, err
+		}
+		if err := checkMethodInput(a, e.method); err != nil {
+			return nil, nil, err
+		}
 	}
 	if len(opts.Devices) > 1 {
 		x, rep, err := runMulti(a, b, e, opts, start)
@@ -174,7 +192,12 @@ func Run(a *sparse.COO, b []float64, opts Options) ([]float64, *Report, error) {
 	afarray.SetDevice(dev)
 	defer afarray.SetDevice(prev)
 
-	rep := &Report{Method: e.method, Format: e.format, Variant: e.variant, N: a.Rows, NNZ: a.NNZLower(), NNZFull: a.NNZFull()}
+	rep := &Report{Method: e.method, Format: e.format, Variant: e.variant, N: a.Rows}
+	if pre != nil {
+		rep.NNZ, rep.NNZFull = pre.nnz[0], pre.nnz[1]
+	} else {
+		rep.NNZ, rep.NNZFull = a.NNZLower(), a.NNZFull()
+	}
 	launches := dev.Launches()
 	dev.ResetPeak()
 	basePeak := dev.MemoryStats().Live
@@ -182,13 +205,19 @@ func Run(a *sparse.COO, b []float64, opts Options) ([]float64, *Report, error) {
 	tr, untrack := startTracking(dev, opts.Progress)
 	defer untrack()
 	clk := &phaseClock{dev: dev, rep: rep, tr: tr}
-	tr.phase("ordering")
-	clk.start()
-	perm, pa, pb, err := reorder(a, b, opts.Order, formatSpecOf(e.format), rep)
-	if err != nil {
-		return nil, nil, err
+	var perm []int
+	var pa *sparse.COO
+	var pb []float64
+	if pre != nil {
+		perm, pa, pb, rep.Ordering, rep.OrderingTime = pre.perm, pre.pa, pre.pb, pre.used, pre.order0
+	} else {
+		tr.phase("ordering")
+		clk.start()
+		if perm, pa, pb, err = reorder(a, b, opts.Order, formatSpecOf(e.format), rep); err != nil {
+			return nil, nil, err
+		}
+		clk.stop(&rep.OrderingTime)
 	}
-	clk.stop(&rep.OrderingTime)
 
 	x, err := runEntry(rep, clk, e, pa, pb, opts)
 	rep.Launches = dev.Launches() - launches

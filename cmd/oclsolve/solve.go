@@ -36,6 +36,9 @@ type solveMethod struct {
 	// registry has no thesis variant of the supernodal or SELL formats);
 	// nil means every pair.
 	has func(format, variant string) bool
+	// prepare, when set, does the host work of run that needs no device
+	// (checks, ordering) while the device's context is being created.
+	prepare func(p *solveProblem, o *solveOptions) error
 }
 
 var solveMethods = map[string]*solveMethod{}
@@ -87,6 +90,9 @@ type solveProblem struct {
 	Notes []string // about the problem, for the report
 
 	missingB string // the OpenFEM set's absent .fzs, when it has none
+	// prepared is the solver's host work done while the device was
+	// created (solveMethod.prepare), or nil.
+	prepared *solver.Prepared
 
 	// MatVec computes A x on the host and NormInf returns ||A||∞; both are
 	// derived from A when nil.
@@ -299,7 +305,7 @@ func runSolve(args []string) error {
 	if err != nil {
 		return err
 	}
-	p, devs, read, err := loadOnDevices(f)
+	p, devs, read, err := loadOnDevices(f, m)
 	if err != nil {
 		return err
 	}
@@ -391,7 +397,7 @@ func resolveSolveMethod(o *solveOptions) (*solveMethod, error) {
 // loadOnDevices reads the system while the devices are found, sets
 // o.Device (and o.Devices for several) and checks that the system fits.
 // It returns the read time in seconds: reading, and the fit check.
-func loadOnDevices(f *solveFlags) (*solveProblem, []*kernels.Device, float64, error) {
+func loadOnDevices(f *solveFlags, m *solveMethod) (*solveProblem, []*kernels.Device, float64, error) {
 	o := &f.o
 	// The device is found and its context created (a few hundred
 	// milliseconds with a GPU driver) while the input is read.
@@ -413,6 +419,14 @@ func loadOnDevices(f *solveFlags) (*solveProblem, []*kernels.Device, float64, er
 	p, err := loadSystem(f.posArgs, o, f.rhs, f.rhsSet, f.ref)
 	readTime := time.Since(readStart)
 	trace("input read")
+	if err == nil && m.prepare != nil && f.devices == "" {
+		// The method's host work overlaps the rest of the context's
+		// creation; its time is in the method's own split.
+		if err = m.prepare(p, o); err != nil {
+			return nil, nil, 0, err
+		}
+		trace("prepared")
+	}
 	dr := <-devReady
 	trace("device ready")
 	if dr.err != nil {

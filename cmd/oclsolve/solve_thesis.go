@@ -13,7 +13,7 @@ import (
 // with the formats and variants it registered, through solver.Run.
 func init() {
 	for _, m := range solver.Methods() {
-		sm := &solveMethod{name: string(m.Name), run: runThesisMethod}
+		sm := &solveMethod{name: string(m.Name), run: runThesisMethod, prepare: prepareThesisMethod}
 		for _, f := range m.Formats {
 			sm.formats = append(sm.formats, string(f))
 		}
@@ -36,15 +36,12 @@ func runThesisMethod(p *solveProblem, o *solveOptions) (*solveOutcome, error) {
 	if p.A == nil {
 		return nil, fmt.Errorf("%w: method %s needs an assembled matrix, not %s", errUsage, o.Method, p.Source)
 	}
-	build := map[string]solver.Build{"auto": solver.BuildAuto, "host": solver.BuildHost, "device": solver.BuildDevice}
-	bd, ok := build[o.Build]
-	if !ok && o.Build != "" {
-		return nil, fmt.Errorf("%w: --build auto|host|device, not %q", errUsage, o.Build)
+	opts, err := thesisOptions(o)
+	if err != nil {
+		return nil, err
 	}
-	x, rep, err := solver.Run(p.A, p.B, solver.Options{
-		Method: solver.Method(o.Method), Format: solver.Format(o.Format), Variant: solver.Variant(o.Variant),
-		Order: sparse.Ordering(o.Order), Tol: o.Tol, MaxIter: o.MaxIt, Jacobi: o.Jacobi, Device: o.Device, Devices: o.Devices, Build: bd,
-	})
+	opts.Prepared = p.prepared
+	x, rep, err := solver.Run(p.A, p.B, opts)
 	// CG that stopped at its limit and a direct solve that failed its
 	// accuracy check still return x: the report is printed, and runSolve
 	// exits with the status that says the answer must not be trusted.
@@ -72,4 +69,32 @@ func runThesisMethod(p *solveProblem, o *solveOptions) (*solveOutcome, error) {
 		}
 	}
 	return out, nil
+}
+
+// thesisOptions are solver.Run's options for the flags.
+func thesisOptions(o *solveOptions) (solver.Options, error) {
+	build := map[string]solver.Build{"auto": solver.BuildAuto, "host": solver.BuildHost, "device": solver.BuildDevice}
+	bd, ok := build[o.Build]
+	if !ok && o.Build != "" {
+		return solver.Options{}, fmt.Errorf("%w: --build auto|host|device, not %q", errUsage, o.Build)
+	}
+	return solver.Options{
+		Method: solver.Method(o.Method), Format: solver.Format(o.Format), Variant: solver.Variant(o.Variant),
+		Order: sparse.Ordering(o.Order), Tol: o.Tol, MaxIter: o.MaxIt, Jacobi: o.Jacobi, Device: o.Device, Devices: o.Devices, Build: bd,
+	}, nil
+}
+
+// prepareThesisMethod does solver.Run's host work (checks, ordering) while
+// the device is still being created (solver.Prepare); runThesisMethod hands
+// the result to Run.
+func prepareThesisMethod(p *solveProblem, o *solveOptions) error {
+	if p.A == nil {
+		return nil
+	}
+	opts, err := thesisOptions(o)
+	if err != nil {
+		return err
+	}
+	p.prepared, err = solver.Prepare(p.A, p.B, opts)
+	return err
 }
