@@ -77,6 +77,25 @@ func registerMulti(m Method, f Format, v Variant, fn multiSolve) {
 	multiEntries[key] = fn
 }
 
+// checkDevices refuses, with ErrDevice, an empty device list or one with a
+// nil or repeated device, before anything uses them.
+func checkDevices(name string, devs []*kernels.Device) error {
+	if len(devs) == 0 {
+		return fmt.Errorf("%w: %s: no device", ErrDevice, name)
+	}
+	for i, d := range devs {
+		if d == nil {
+			return fmt.Errorf("%w: %s: device %d is nil", ErrDevice, name, i)
+		}
+		for _, e := range devs[:i] {
+			if d == e {
+				return fmt.Errorf("%w: %s: device %d listed twice", ErrDevice, name, i)
+			}
+		}
+	}
+	return nil
+}
+
 // runMulti is Run on several devices: the ordering as for one device,
 // then the entry's multi-device implementation on the host matrix.
 func runMulti(a *sparse.COO, b []float64, e *entry, opts Options, start time.Time) ([]float64, *Report, error) {
@@ -88,6 +107,10 @@ func runMulti(a *sparse.COO, b []float64, e *entry, opts Options, start time.Tim
 		}
 		return nil, nil, fmt.Errorf("%w: %s/%s/%s runs on one device; on several devices: %s",
 			ErrUnknown, e.method, e.format, e.variant, orList(names))
+	}
+	// The devices are checked before compile() or the entry touch them.
+	if err := checkDevices("Run", opts.Devices); err != nil {
+		return nil, nil, err
 	}
 	rep := &Report{Method: e.method, Format: e.format, Variant: e.variant, N: a.Rows, NNZ: a.NNZLower(), NNZFull: a.NNZFull()}
 	t := time.Now()
@@ -244,15 +267,8 @@ func partitionRows(rowptr []int32, k int) []int {
 // *NotPositiveDefiniteError (a non-positive diagonal under Jacobi),
 // ErrNotPositiveDefinite (p'Ap <= 0), ErrShape, and the devices' errors.
 func CGMulti(a *sparse.COO, b []float64, devs []*kernels.Device, opts CGOptions) ([]float64, *CGResult, *MultiStats, error) {
-	if len(devs) == 0 {
-		return nil, nil, nil, fmt.Errorf("%w: CGMulti: no device", ErrDevice)
-	}
-	for i, d := range devs {
-		for _, e := range devs[:i] {
-			if d == nil || d == e {
-				return nil, nil, nil, fmt.Errorf("%w: CGMulti: device %d is nil or listed twice", ErrDevice, i)
-			}
-		}
+	if err := checkDevices("CGMulti", devs); err != nil {
+		return nil, nil, nil, err
 	}
 	if v, err := normVariant(opts.Variant); err != nil || v != Fast {
 		return nil, nil, nil, fmt.Errorf("%w: CGMulti runs CG's fast variant only, not %q", ErrUnknown, opts.Variant)

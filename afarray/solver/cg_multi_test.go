@@ -205,3 +205,40 @@ func TestCGMultiTwoSync(t *testing.T) {
 		t.Errorf("two-sync: %d iterations (one-sync %d), backward error %g (%v)", res2.Iterations, res1.Iterations, be, err)
 	}
 }
+
+// A nil or repeated device in the list is ErrDevice from every public
+// entry, before anything uses the devices (a nil one used to panic).
+func TestMultiRefusesBadDevices(t *testing.T) {
+	devs := multiTestParts(t, 2)
+	d := devs[0]
+	one := &sparse.COO{Rows: 1, Cols: 1, I: []int32{0}, J: []int32{0}, V: []float64{4}, Symmetric: true}
+	h, err := sparse.CSCFromCOO(one)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, list := range [][]*kernels.Device{{nil}, {nil, d}, {d, nil}, {d, d}} {
+		_, _, _, err := CGMulti(one, []float64{1}, list, CGOptions{})
+		if !errors.Is(err, ErrDevice) {
+			t.Errorf("CGMulti %v: %v, want ErrDevice", list, err)
+		}
+		var f SupernodalCholeskyMulti
+		if err := f.Factorize(h, list, sparse.OrderAMD); !errors.Is(err, ErrDevice) {
+			t.Errorf("SupernodalCholeskyMulti %v: %v, want ErrDevice", list, err)
+		}
+		f.Release()
+		if len(list) < 2 {
+			continue
+		}
+		for _, o := range []Options{
+			{Method: MethodCG, Format: FormatCSC},
+			{Method: MethodCholesky, Format: FormatSupernodal},
+			{Method: MethodLDLT, Format: FormatSupernodal},
+			{},
+		} {
+			o.Devices = list
+			if _, _, err := Run(one, []float64{1}, o); !errors.Is(err, ErrDevice) {
+				t.Errorf("Run %s/%s on %v: %v, want ErrDevice", o.Method, o.Format, list, err)
+			}
+		}
+	}
+}

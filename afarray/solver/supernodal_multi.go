@@ -178,18 +178,8 @@ type snMulti struct {
 // factorize analyzes a in the given ordering, splits the tree and factors.
 func (m *snMulti) factorize(a *sparse.CSC, devs []*kernels.Device, ordering sparse.Ordering) error {
 	m.release()
-	if len(devs) == 0 {
-		return fmt.Errorf("%w: %s: no device", ErrDevice, m.name())
-	}
-	for i, d := range devs {
-		if d == nil {
-			return fmt.Errorf("%w: %s: device %d is nil", ErrDevice, m.name(), i)
-		}
-		for _, e := range devs[:i] {
-			if d == e {
-				return fmt.Errorf("%w: %s: device %d listed twice", ErrDevice, m.name(), i)
-			}
-		}
+	if err := checkDevices(m.name(), devs); err != nil {
+		return err
 	}
 	if a == nil {
 		return fmt.Errorf("%w: nil CSC matrix", ErrShape)
