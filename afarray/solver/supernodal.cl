@@ -550,6 +550,7 @@ __kernel void sn_forward(__global const int *task, int t0, __global const long *
 __kernel void sn_backward(__global const int *task, int t0, __global const long *info, __global const int *rows,
 			  __global const double *L, __global double *x, int n, int nrhs, int ldlt) {
 	__local double xl[SB];
+	__local double xc[SB];
 	__local double part[SOLVE_WG];
 	__local double T[SB * TLD];
 	const int s = task[4 * (t0 + get_group_id(0))];
@@ -565,11 +566,25 @@ __kernel void sn_backward(__global const int *task, int t0, __global const long 
 		const int nblk = (ns + SB - 1) / SB;
 		for (int b = nblk - 1; b >= 0; b--) {
 			const int jb = b * SB, nb = min(SB, ns - jb);
+			// The rows below the block in chunks of SB: the chunk of L
+			// through T (read along columns, unit stride), then each item
+			// sums its column over every nq-th row of the chunk.
 			double acc = 0.0;
-			if (kk < nb) {
-				__global const double *lk = Ls + (long)(jb + kk) * F;
-				for (int r = jb + nb + q0; r < F; r += nq)
-					acc = fma(lk[r], r < ns ? xs[r] : xr[below[r - ns]], acc);
+			for (int rs = jb + nb; rs < F; rs += SB) {
+				const int nr = min(SB, F - rs);
+				for (int q = lid; q < SB * nb; q += SOLVE_WG) {
+					const int i = q % SB, k = q / SB;
+					T[k * TLD + i] = i < nr ? Ls[(long)(jb + k) * F + rs + i] : 0.0;
+				}
+				if (lid < SB) {
+					const int r = rs + lid;
+					xc[lid] = lid < nr ? (r < ns ? xs[r] : xr[below[r - ns]]) : 0.0;
+				}
+				barrier(CLK_LOCAL_MEM_FENCE);
+				if (kk < nb)
+					for (int i = q0; i < SB; i += nq)
+						acc = fma(T[kk * TLD + i], xc[i], acc);
+				barrier(CLK_LOCAL_MEM_FENCE);
 			}
 			part[lid] = acc;
 			barrier(CLK_LOCAL_MEM_FENCE);
@@ -683,7 +698,7 @@ __kernel void sn_fdiag(__global const int *task, int t0, __global const long *in
 __kernel void sn_bgemv(__global const int *task, int t0, __global const long *info, __global const int *rows, __global const double *L,
 		       __global double *x, int n, int rh, int jb, __global double *part, long partOff, int ldlt, int fuse,
 		       __global int *cnt) {
-	__local double tile[SB * TLD]; // 32 x SBL for the partial sums, then the triangle
+	__local double tile[33 * SBL]; // 32 x SBL (leading dimension 33) for the partial sums, then the triangle
 	__local double xr[32];
 	__local double xl[SBL];
 	__local int last;
@@ -701,7 +716,7 @@ __kernel void sn_bgemv(__global const int *task, int t0, __global const long *in
 		const int nr = min(32, r1 - rs);
 		for (int q = lid; q < 32 * nb; q += ls) {
 			const int i = q % 32, k = q / 32;
-			tile[q] = i < nr ? Ls[(long)(jb + k) * F + rs + i] : 0.0;
+			tile[k * 33 + i] = i < nr ? Ls[(long)(jb + k) * F + rs + i] : 0.0;
 		}
 		if (lid < nr) {
 			const int r = rs + lid;
@@ -710,7 +725,7 @@ __kernel void sn_bgemv(__global const int *task, int t0, __global const long *in
 		barrier(CLK_LOCAL_MEM_FENCE);
 		if (lid < nb)
 			for (int i = 0; i < nr; i++)
-				acc = fma(tile[lid * 32 + i], xr[i], acc);
+				acc = fma(tile[lid * 33 + i], xr[i], acc);
 		barrier(CLK_LOCAL_MEM_FENCE);
 	}
 	if (lid < nb)
