@@ -42,33 +42,28 @@ inline int lower_bound(__global const int *a, int n, int v) {
 	return lo;
 }
 
-// sn_scatter places A's entries in their fronts (L was zeroed first). A is
-// in the thesis CSC layout (column j from diag[j], its diagonal first, then
-// its rows below in rowIdx[e - j - 1]); place[old] is a column's new number
+// sn_scatter places A's entries in their fronts (L was zeroed first), one
+// item per column of A. A is in the thesis CSC layout (column j from
+// diag[j], its diagonal first, then its rows below in rowIdx[e - j - 1]);
+// place[old] is a column's new number
 // and place[n + new] the supernode of a new column. Entry (i, j) goes to row
 // max(i', j') of column min(i', j') in the new numbering, found in its
 // supernode's increasing front rows. The analysis was made from this very
 // structure, so every entry has its row there.
 __kernel void sn_scatter(__global const double *a, __global const int *diag, __global const int *rowIdx, int n, int nnz,
 			 __global const int *place, __global const long *info, __global const int *rows, __global double *L) {
-	for (int e = get_global_id(0); e < nnz; e += get_global_size(0)) {
-		int lo = 0, hi = n - 1; // the column: the last j with diag[j] <= e
-		while (lo < hi) {
-			const int mid = (lo + hi + 1) >> 1;
-			if (diag[mid] <= e)
-				lo = mid;
-			else
-				hi = mid - 1;
+	for (int j = get_global_id(0); j < n; j += get_global_size(0)) {
+		const int e0 = diag[j], e1 = j + 1 < n ? diag[j + 1] : nnz, pj = place[j];
+		for (int e = e0; e < e1; e++) {
+			const int pi = e == e0 ? pj : place[rowIdx[e - j - 1]];
+			const int r = max(pi, pj), c = min(pi, pj);
+			__global const long *is = info + (long)place[n + c] * SI;
+			const int F = is[S_F];
+			__global const int *fr = rows + is[S_ROW];
+			const int q = lower_bound(fr, F, r);
+			if (q < F && fr[q] == r)
+				L[is[S_L] + (long)(c - is[S_FIRST]) * F + q] = a[e];
 		}
-		const int j = lo, i = e == diag[j] ? j : rowIdx[e - j - 1];
-		const int pi = place[i], pj = place[j];
-		const int r = max(pi, pj), c = min(pi, pj);
-		__global const long *is = info + (long)place[n + c] * SI;
-		const int F = is[S_F];
-		__global const int *fr = rows + is[S_ROW];
-		const int q = lower_bound(fr, F, r);
-		if (q < F && fr[q] == r)
-			L[is[S_L] + (long)(c - is[S_FIRST]) * F + q] = a[e];
 	}
 }
 

@@ -747,7 +747,7 @@ func (f *snFactor) scatter(a *afarray.CSC, elmA *kernels.Buffer, amap []int64) e
 	if err != nil {
 		return err
 	}
-	return k.Launch(glob, loc, elmA, diagA, rowA, f.n, f.nnzA, placeBuf, f.info, f.rows, f.L)
+	return k.Launch([]int{snGroups(f.n, 256) * 256}, loc, elmA, diagA, rowA, f.n, f.nnzA, placeBuf, f.info, f.rows, f.L)
 }
 
 // snColumnOf returns the original column whose storage holds position p of L.
