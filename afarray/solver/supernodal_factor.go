@@ -560,6 +560,10 @@ func (f *snFactor) run(a *afarray.CSC, amap []int64) error {
 	var err error
 	sym, sc := f.sym, f.sched
 	start, launches := time.Now(), f.dev.Launches()
+	// OCLSOLVE_SN_PROFILE=1 waits after every step to time each kind of
+	// step (for benchmarks only: it costs a wait per launch); the setup
+	// splits into uploads (allocations included) and A's scatter.
+	prof := snNewProfile(f.dev, os.Getenv("OCLSOLVE_SN_PROFILE") != "")
 	if f.status, err = newSparseStatus(f.dev, f.prog); err != nil {
 		return err
 	}
@@ -594,6 +598,10 @@ func (f *snFactor) run(a *afarray.CSC, amap []int64) error {
 	if f.perm, err = f.upload(perm32, int64(4*f.n)); err != nil {
 		return err
 	}
+	if err := prof.add("setup upload", start); err != nil {
+		return err
+	}
+	tScatter := time.Now()
 	elmA, err := a.Elements.DeviceBuffer()
 	if err != nil {
 		return err
@@ -633,10 +641,7 @@ func (f *snFactor) run(a *afarray.CSC, amap []int64) error {
 	if f.ldlt {
 		ldlt = 1
 	}
-	// OCLSOLVE_SN_PROFILE=1 waits after every step to time each kind of
-	// step (for benchmarks only: it costs a wait per launch).
-	prof := snNewProfile(f.dev, os.Getenv("OCLSOLVE_SN_PROFILE") != "")
-	if err := prof.add("setup", start); err != nil {
+	if err := prof.add("setup scatter", tScatter); err != nil {
 		return err
 	}
 	kindNames := []string{"fill", "assemble", "small", "potrf", "trsm", "syrk"}
