@@ -23,7 +23,8 @@ import (
 // update matrix in place (one launch for all small fronts, whole in local
 // memory; three launches per 64-column block for the large ones: diagonal
 // block, panel solve, and the rank-64 update by 64 x 64 register-blocked
-// tiles across many work-groups). A left-looking method would have each
+// tiles across many work-groups; on GPUs two, the update's first tile
+// factoring the next diagonal block). A left-looking method would have each
 // supernode gather from a variable set of descendants with row searches,
 // which batches badly. The cost of multifrontal, the update matrices, is
 // bounded here by keeping only two levels of them at a time (children's
@@ -33,7 +34,10 @@ import (
 // whole launch schedule and task lists once; the device does all the
 // arithmetic on A's values, which never come back. Launches per
 // factorization ~ levels x (2 + 3 x blocks of the widest large front of
-// the level); per solve ~ 2 x levels. The failure status is read once.
+// the level), 2 x blocks on GPUs; per solve ~ 2 x levels plus one per
+// 128-column block of the large supernodes and direction (their block
+// triangles ride in the launches that update the rows below them). The
+// failure status is read once.
 
 //go:embed supernodal.cl
 var supernodalSource string
