@@ -28,7 +28,7 @@ APT_TEST := tmux python3-scipy python3-numpy jupyter-notebook python3-nbconvert 
 APT_PETSC := libpetsc-real3.18-dev openmpi-bin pkg-config
 BIN_PETSC := bin/oclsolve-petsc
 
-.PHONY: all build run test deps deps-test deps-petsc petsc test-petsc petsc-agree gomod vet notebooks bench clean
+.PHONY: all build run test deps deps-test deps-petsc petsc test-petsc petsc-agree petsc-runtime gomod vet notebooks bench clean
 
 all: build
 
@@ -96,6 +96,15 @@ test-petsc: deps-petsc gomod
 PETSC_AGREE ?= model2:300000@supernodal,model1:300000@supernodal
 petsc-agree: deps-petsc gomod
 	OCLSOLVE_PETSC_AGREE='$(PETSC_AGREE)' $(GO) test -tags petsc -count=1 -timeout 60m -v -run 'PETScAgreesWithDevice' ./cmd/oclsolve
+
+# petsc-runtime packs bin/oclsolve-petsc with the Debian libraries, OpenMPI
+# and PMIx files it needs into $(PETSC_RUNTIME)/petsc-runtime.tar.xz (~47
+# MB), for a host without them (the GPU hosts); .ci/petsc-runtime says how
+# to use it there. PETSC_RUNTIME_CHECK=--check also unpacks it and solves
+# from it on 2 ranks in an empty environment (needs strace).
+PETSC_RUNTIME ?= .dev/petsc-runtime
+petsc-runtime: petsc
+	.ci/petsc-runtime $(PETSC_RUNTIME_CHECK) $(PETSC_RUNTIME)
 
 # notebooks runs every notebook at $(OCLSOLVE_SCALE) (small by default; thesis or large on a
 # GPU) in-process and through Debian's Jupyter with our kernelspec. Outputs go to
