@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"math"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/oclsolve/oclsolve/afarray/solver/petsc"
 )
@@ -38,17 +40,29 @@ func TestPETScHelperProcess(t *testing.T) {
 // output, standard error and exit status.
 func mpiOclsolve(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
+	return mpiOclsolveEnv(t, nil, args...)
+}
+
+// mpiOclsolveEnv is mpiOclsolve with more environment settings; a run
+// that hangs is killed after 3 minutes and fails the test.
+func mpiOclsolveEnv(t *testing.T, env []string, args ...string) (string, string, int) {
+	t.Helper()
 	mpiexec, err := exec.LookPath("mpiexec")
 	if err != nil {
 		t.Fatalf("mpiexec not found (make petsc installs OpenMPI): %v", err)
 	}
 	cargs := append([]string{"-n", "2"}, petsc.MPIExecFlags()...)
 	cargs = append(cargs, os.Args[0], "-test.run=^TestPETScHelperProcess$")
-	cmd := exec.Command(mpiexec, cargs...)
-	cmd.Env = append(append(os.Environ(), petsc.MPIExecEnv()...), helperEnv+"="+strings.Join(args, "\x1f"))
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, mpiexec, cargs...)
+	cmd.Env = append(append(append(os.Environ(), petsc.MPIExecEnv()...), env...), helperEnv+"="+strings.Join(args, "\x1f"))
 	var out, errOut strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err = cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("mpiexec %v: still running after 3 minutes, killed; stderr %q", args, errOut.String())
+	}
 	code := 0
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
@@ -193,4 +207,19 @@ func TestPETScAgreesWithDevice(t *testing.T) {
 				src, format, dev.Device, dev.BackwardError, *dev.RefRelDiff, *dev.RefMaxAbsDiff, dev.Times.Total, dev.Times.Factorize, dev.Times.Solve)
 		}
 	}
+}
+
+// TestPETScFailureOnOneRank: one rank fails inside the assembly while the
+// other enters its collective calls and waits there. The failing rank
+// cannot reach the other to agree; after OCLSOLVE_PETSC_AGREE_TIMEOUT it
+// says why and aborts the job, which must end with a non-zero status
+// instead of hanging.
+func TestPETScFailureOnOneRank(t *testing.T) {
+	start := time.Now()
+	_, errOut, code := mpiOclsolveEnv(t, []string{"OCLSOLVE_PETSC_FAULT=assembly@1", "OCLSOLVE_PETSC_AGREE_TIMEOUT=2s"},
+		"solve", "--engine", "petsc", "model2:1572")
+	if code == 0 || !strings.Contains(errOut, "failure injected on rank 1") || !strings.Contains(errOut, "aborting every rank") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+	t.Logf("ended with status %d after %v", code, time.Since(start))
 }

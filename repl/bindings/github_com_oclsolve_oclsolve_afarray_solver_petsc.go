@@ -15,6 +15,7 @@ func init() {
 		Name: "petsc",
 		Binds: map[string]reflect.Value{
 			"Agree":           reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver_petsc.Agree),
+			"AgreeTimeout":    reflect.ValueOf(&p_github_com_oclsolve_oclsolve_afarray_solver_petsc.AgreeTimeout).Elem(),
 			"Available":       reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver_petsc.Available),
 			"ErrDistribution": reflect.ValueOf(&p_github_com_oclsolve_oclsolve_afarray_solver_petsc.ErrDistribution).Elem(),
 			"ErrNotBuilt":     reflect.ValueOf(&p_github_com_oclsolve_oclsolve_afarray_solver_petsc.ErrNotBuilt).Elem(),

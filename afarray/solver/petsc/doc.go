@@ -36,6 +36,18 @@
 // -mat_mumps_icntl_14 50, -pc_gamg_threshold 0.05, ...) come from
 // Options.PETScOptions and from the PETSC_OPTIONS environment variable.
 //
+// # Failures
+//
+// Every step of collective calls ends with the ranks agreeing on whether
+// any failed, so that all return the same kind of error and none goes on
+// into a collective call the others have left. A rank that fails inside
+// such a step (out of memory in the middle of the assembly on one rank)
+// may have left the others waiting in a collective call it will never
+// make; they cannot come to the agreement. The failing rank waits for them
+// at most AgreeTimeout (OCLSOLVE_PETSC_AGREE_TIMEOUT, 60 s by default),
+// then prints its error and ends the job with MPI_Abort (exit status 1)
+// rather than leaving it hanging.
+//
 // Calls are serialized by a lock and MPI is initialized with
 // MPI_THREAD_SERIALIZED, because Go may run successive calls on different
 // OS threads. OpenMPI's and PETSc's own signal handlers are disabled (Go's

@@ -7,6 +7,7 @@
 // and turns the codes into typed errors.
 
 #include <string.h>
+#include <time.h>
 #include <sys/resource.h>
 #include <petscksp.h>
 
@@ -82,6 +83,33 @@ int ocs_insert_options(const char *opts) { return PetscOptionsInsertString(NULL,
 int ocs_allreduce_max(double *v, int n) { return MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_MAX, PETSC_COMM_WORLD) == MPI_SUCCESS ? 0 : -1; }
 
 int ocs_allreduce_sum(double *v, int n) { return MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_SUM, PETSC_COMM_WORLD) == MPI_SUCCESS ? 0 : -1; }
+
+// ocs_agree_flag is MPI_MAX of *flag over the ranks through a nonblocking
+// allreduce, so that a rank can stop waiting: with timeout > 0 it polls
+// and returns 1 when the others have not come after that many seconds
+// (they wait inside a collective call of PETSc that this rank left on an
+// error, on PETSc's own communicator, which this one cannot match).
+// Every rank must call it (blocking and nonblocking collectives do not
+// match); 0 when agreed, -1 when MPI failed.
+int ocs_agree_flag(double *flag, double timeout)
+{
+  MPI_Request req;
+  int         done = 0;
+  double      end;
+  if (MPI_Iallreduce(MPI_IN_PLACE, flag, 1, MPI_DOUBLE, MPI_MAX, PETSC_COMM_WORLD, &req) != MPI_SUCCESS) return -1;
+  if (timeout <= 0) return MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS ? 0 : -1;
+  end = MPI_Wtime() + timeout;
+  for (;;) {
+    if (MPI_Test(&req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return -1;
+    if (done) return 0;
+    if (MPI_Wtime() > end) return 1;
+    struct timespec ts = {0, 1000000};
+    nanosleep(&ts, NULL);
+  }
+}
+
+// ocs_abort ends every rank of the job with the exit status code.
+void ocs_abort(int code) { MPI_Abort(PETSC_COMM_WORLD, code); }
 
 double ocs_peak_rss(void)
 {

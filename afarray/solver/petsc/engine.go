@@ -12,6 +12,7 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"runtime"
 	"sync"
@@ -154,13 +155,28 @@ var errElsewhere = fmt.Errorf("%w: the solve failed on another rank", ErrPETSc)
 
 // agree makes every rank return an error when any rank has one, so that no
 // rank goes on into a collective call the others have left.
+//
+// A rank whose error came out of a step of collective calls (assembly,
+// factorization, ...) may have left it where the others are still inside
+// one, waiting for it: they would never come to the agreement, and nothing
+// but ending the job frees them. So a failing rank waits for the others at
+// most AgreeTimeout, then prints its error and aborts every rank
+// (MPI_Abort, exit status 1) instead of hanging.
 func agree(err error) error {
 	flag := []C.double{0}
+	timeout := 0.0
 	if err != nil {
 		flag[0] = 1
+		timeout = math.Max(AgreeTimeout.Seconds(), 1e-3)
 	}
-	if C.ocs_allreduce_max(&flag[0], 1) != 0 {
-		return fmt.Errorf("%w: MPI_Allreduce failed", ErrPETSc)
+	switch C.ocs_agree_flag(&flag[0], C.double(timeout)) {
+	case 0:
+	case 1:
+		fmt.Fprintf(os.Stderr, "oclsolve petsc: rank %d of %d: %v\noclsolve petsc: the other ranks did not come to agree on it within %v (they wait in a collective call this rank left): aborting every rank\n",
+			int(C.ocs_rank()), int(C.ocs_size()), err, AgreeTimeout)
+		C.ocs_abort(1)
+	default:
+		return fmt.Errorf("%w: MPI_Iallreduce failed", ErrPETSc)
 	}
 	if flag[0] != 0 && err == nil {
 		return errElsewhere
@@ -347,11 +363,14 @@ func upload(sys *C.ocs_system, a *sparse.COO, b []float64, opts Options, lay *la
 	if opts.Method == MethodCholesky || opts.Method == MethodCG {
 		spd = 1
 	}
-	code := C.ocs_assemble(sys, C.PetscInt(n), C.PetscInt(hi-lo), C.PetscInt(lay.bs), spd,
-		C.PetscCount(len(ent.v)), intPtr(ent.i), intPtr(ent.j), scalarPtr(ent.v),
-		C.PetscInt(len(bi)), intPtr(bi), scalarPtr(bv))
+	if err = injectedFault("assembly", lay.rank); err == nil {
+		code := C.ocs_assemble(sys, C.PetscInt(n), C.PetscInt(hi-lo), C.PetscInt(lay.bs), spd,
+			C.PetscCount(len(ent.v)), intPtr(ent.i), intPtr(ent.j), scalarPtr(ent.v),
+			C.PetscInt(len(bi)), intPtr(bi), scalarPtr(bv))
+		err = codeErr(code, "assembly")
+	}
 	ent = nil
-	if err = agree(codeErr(code, "assembly")); err != nil {
+	if err = agree(err); err != nil {
 		return err
 	}
 	if lay.xyzHolders > 0 && !opts.NoNearNullSpace && opts.Method == MethodCG {
@@ -364,7 +383,7 @@ func upload(sys *C.ocs_system, a *sparse.COO, b []float64, opts Options, lay *la
 			}
 			rows, comp, xyz = iota32(from, to), dofs.comp[from:to], dofs.xyz[3*from:3*to]
 		}
-		code = C.ocs_rigid_body(sys, C.PetscInt(len(rows)), intPtr(rows), intPtr(comp), scalarPtr(xyz))
+		code := C.ocs_rigid_body(sys, C.PetscInt(len(rows)), intPtr(rows), intPtr(comp), scalarPtr(xyz))
 		if err = agree(codeErr(code, "near-null space")); err != nil {
 			return err
 		}

@@ -20,6 +20,8 @@ int         ocs_size(void);
 int         ocs_insert_options(const char *opts);
 int         ocs_allreduce_max(double *v, int n);
 int         ocs_allreduce_sum(double *v, int n);
+int         ocs_agree_flag(double *flag, double timeout);
+void        ocs_abort(int code);
 double      ocs_peak_rss(void);
 const char *ocs_last_message(void);
 void        ocs_clear_message(void);
