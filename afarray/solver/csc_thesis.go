@@ -53,5 +53,5 @@ func (f *cscFactor) thesisSolve(x *kernels.Buffer) error {
 		return k.Launch([]int{global}, []int{local}, f.elmL, f.colL, f.rowL, f.elmL, f.colL, f.rowL, f.nnzA, f.nnzL, f.n,
 			x, kernels.Local(8*local), step, sstep, f.status.buf)
 	}
-	return thesisSolveSteps(f.n, launch)
+	return thesisSolveSteps(f.dev, f.n, launch)
 }

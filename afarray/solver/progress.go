@@ -32,7 +32,9 @@ type Progress struct {
 	Phase string
 	// Unit names what Done and Total count within the phase: "levels"
 	// (supernodal), "block columns" (fast CSC and skyline), "columns"
-	// (thesis and dense), "iterations" (CG); empty when the phase has no
+	// (thesis and dense), "iterations" (CG), and for the sparse triangular
+	// solves "block columns (two sweeps)" or "columns (two sweeps)" (the
+	// forward sweep counts the first half); empty when the phase has no
 	// count.
 	Unit        string
 	Done, Total int

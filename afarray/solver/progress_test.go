@@ -102,6 +102,9 @@ func TestProgressPhasesAndCounts(t *testing.T) {
 			total = c.total(rep)
 		}
 		checkCounted(t, what, log, "factorize", c.unit, total)
+		if c.unit == "block columns" || (c.unit == "columns" && rep.Format != FormatDense) {
+			checkCounted(t, what, log, "solve", c.unit+" (two sweeps)", 2*total)
+		}
 	}
 }
 

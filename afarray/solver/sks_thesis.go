@@ -41,5 +41,5 @@ func (f *sksFactor) thesisSolve(x *kernels.Buffer) error {
 	launch := func(step, sstep int) error {
 		return k.Launch([]int{global}, []int{local}, f.elm, f.idx, f.nnz, f.n, x, kernels.Local(8*local), step, sstep, f.status.buf)
 	}
-	return thesisSolveSteps(f.n, launch)
+	return thesisSolveSteps(f.dev, f.n, launch)
 }

@@ -66,9 +66,12 @@ func thesisFactorSteps(dev *kernels.Device, n int, ldlt bool, launch func(step, 
 
 // thesisSolveSteps makes the thesis's solve phases: a forward launch per
 // column but the last (sstep 3), the diagonal (sstep 4), and a backward
-// launch per unknown (sstep 5); 2n launches.
-func thesisSolveSteps(n int, launch func(step, sstep int) error) error {
+// launch per unknown (sstep 5); 2n launches, counted as sweeps of columns
+// in the progress.
+func thesisSolveSteps(dev *kernels.Device, n int, launch func(step, sstep int) error) error {
+	tr := trackerOf(dev)
 	for j := 0; j < n-1; j++ {
+		tr.step("columns (two sweeps)", j, 2*n, -1)
 		if err := launch(j, 3); err != nil {
 			return err
 		}
@@ -77,10 +80,12 @@ func thesisSolveSteps(n int, launch func(step, sstep int) error) error {
 		return err
 	}
 	for s := 0; s < n; s++ {
+		tr.step("columns (two sweeps)", n+s, 2*n, -1)
 		if err := launch(s, 5); err != nil {
 			return err
 		}
 	}
+	tr.step("columns (two sweeps)", 2*n, 2*n, -1)
 	return nil
 }
 
@@ -157,17 +162,21 @@ func (l *blockLaunches) factor(steps []blockStep, dscr, st *kernels.Buffer, ldlt
 // sweep overwrites x in place.
 func (l *blockLaunches) solve(steps []blockStep, work, x *kernels.Buffer, ldlt bool) error {
 	ld := boolArg(ldlt)
-	for _, s := range steps {
+	tr, total := trackerOf(work.Device()), 2*len(steps)
+	for i, s := range steps {
+		tr.step("block columns (two sweeps)", i, total, -1)
 		groups := max(1, (s.below+l.fl-1)/l.fl)
 		if err := l.fwd.Launch([]int{groups * l.fl}, []int{l.fl}, slices.Concat(s.solve, []any{work, x, ld})...); err != nil {
 			return err
 		}
 	}
 	for i := len(steps) - 1; i >= 0; i-- {
+		tr.step("block columns (two sweeps)", total-1-i, total, -1)
 		if err := l.bwd.Launch([]int{l.bl}, []int{l.bl}, slices.Concat(steps[i].solve, []any{x, ld})...); err != nil {
 			return err
 		}
 	}
+	tr.step("block columns (two sweeps)", total, total, -1)
 	return nil
 }
 
