@@ -278,3 +278,15 @@ __kernel void csr_rowptr(int rows, __global const int *start, __global const int
 	if (i > rows) return;
 	rowPtr[i] = hpos[start[i]];
 }
+
+// dense_fill: one work-item per distinct entry of a row compaction (CSR
+// order: segment = row, key = column); writes it into the column-major
+// rows x cols matrix, zeroed before. Distinct entries never collide. The
+// host adds entries to a zero matrix, so a stored -0 becomes +0 there: the
+// same addition here keeps the two bit for bit equal.
+__kernel void dense_fill(int nu, int rows, __global const int *useg, __global const int *ukey,
+                         __global const double *uval, __global double *dense) {
+	int u = get_global_id(0);
+	if (u >= nu) return;
+	dense[(long)ukey[u] * rows + useg[u]] = 0.0 + uval[u];
+}

@@ -455,3 +455,44 @@ func (m *COO) ToCSR() (*CSR, error) {
 	}
 	return out, nil
 }
+
+// ToDense converts the matrix to a dense column-major Rows x Cols array on
+// the device, so that only the entries cross the bus (8n² bytes built on
+// the host and uploaded otherwise: 537 MB at n = 8192). The result is the
+// same, bit for bit, as sparse.COO.ToDense on the host copy: duplicates
+// summed in entry order, a Symmetric m expanded to both triangles, explicit
+// zeros kept. A general m may be rectangular. Index and value errors are
+// those of ToCSC; a matrix of more than 2^31-1 elements gives an error
+// wrapping ErrShape. m is not modified.
+func (m *COO) ToDense() (*Array, error) {
+	if int64(m.Rows)*int64(m.Cols) > math.MaxInt32 {
+		return nil, fmt.Errorf("%w: %w: dense %dx%d has more than 2^31-1 elements", ErrShape, sparse.ErrShape, m.Rows, m.Cols)
+	}
+	c, err := m.newConversion(false)
+	if err != nil {
+		return nil, err
+	}
+	defer c.free()
+	mode := modeRows
+	if m.Symmetric {
+		mode = modeRowsSym
+	}
+	g := c.compact(mode, m.Rows)
+	st, err := c.readStatus()
+	if err != nil {
+		return nil, err
+	}
+	nu := int(st[stDistinct])
+	out, err := newArray(c.dev, Float64, m.Rows, m.Cols, false)
+	if err != nil {
+		return nil, fmt.Errorf("afarray: COO conversion: %w", err)
+	}
+	c.zero(out.buf, m.Rows*m.Cols, 8)
+	c.launch("dense_fill", nu, int32(nu), int32(m.Rows), g.useg, g.ukey, g.uval, out.buf)
+	if c.err != nil {
+		out.Release()
+		return nil, c.err
+	}
+	out.touch()
+	return out, nil
+}

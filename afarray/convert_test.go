@@ -140,6 +140,20 @@ func deviceCSR(d *COO) (*sparse.CSR, error) {
 	return m.Host()
 }
 
+// deviceDense converts d to a dense matrix on the device and downloads it
+// (column-major).
+func deviceDense(d *COO) ([]float64, error) {
+	m, err := d.ToDense()
+	if err != nil {
+		return nil, err
+	}
+	defer m.Release()
+	if r, c := m.Dims(); r != d.Rows || c != d.Cols {
+		return nil, fmt.Errorf("dense %dx%d from a %dx%d COO", r, c, d.Rows, d.Cols)
+	}
+	return m.Float64s()
+}
+
 // sameOutcome requires the device to fail exactly when the host does, with
 // the same sentinel error; it reports whether both succeeded.
 func sameOutcome(t *testing.T, what string, got, want error) bool {
@@ -188,6 +202,20 @@ func checkAgainstHost(t *testing.T, c *sparse.COO) {
 		checkInts(t, "SKS Index", gs.Index, ws.Index)
 		if err := gs.Validate(); err != nil {
 			t.Errorf("device SKS: %v", err)
+		}
+	}
+	// gonum cannot hold an empty dense matrix: the host refuses 0x0.
+	if c.Rows > 0 && c.Cols > 0 && int64(c.Rows)*int64(c.Cols) <= 1<<22 {
+		wd, werr := c.ToDense()
+		gd, gerr := deviceDense(d)
+		if sameOutcome(t, "dense", gerr, werr) {
+			want := make([]float64, c.Rows*c.Cols)
+			for i := 0; i < c.Rows; i++ {
+				for j := 0; j < c.Cols; j++ {
+					want[i+c.Rows*j] = wd.At(i, j)
+				}
+			}
+			checkFloats(t, "dense", gd, want)
 		}
 	}
 	wr, werr := sparse.CSRFromCOO(c)

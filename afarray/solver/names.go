@@ -21,7 +21,7 @@ func init() {
 
 	registerFormat(&formatSpec{name: FormatDense, label: "D",
 		defaultOrder: sparse.OrderNatural, autoOrder: sparse.OrderNatural, orderFree: true,
-		upload: uploadDense, thesisMemory: func(n, _ int) float64 { return sparse.ThesisMemoryDense(n) }})
+		upload: uploadDense, convert: convertDense, thesisMemory: func(n, _ int) float64 { return sparse.ThesisMemoryDense(n) }})
 	registerFormat(&formatSpec{name: FormatCSC, label: "CSC",
 		defaultOrder: sparse.OrderAuto, autoOrder: sparse.OrderAutoProfile,
 		upload: uploadCSC, convert: convertCSC, thesisMemory: sparse.ThesisMemoryCSC})
@@ -62,6 +62,16 @@ func uploadVia[H interface{ Len() int }, M interface{ Release() }](a *sparse.COO
 		return nil, 0, nil, err
 	}
 	return m, h.Len(), m.Release, nil
+}
+
+// convertDense builds the dense matrix on the device from the uploaded
+// entries (afarray.COO.ToDense): only the entries cross the bus.
+func convertDense(a *afarray.COO) (any, int, func(), error) {
+	m, err := a.ToDense()
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	return m, a.Rows * a.Cols, m.Release, nil
 }
 
 func convertCSC(a *afarray.COO) (any, int, func(), error) {

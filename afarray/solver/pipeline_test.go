@@ -15,7 +15,7 @@ func splitSum(r *Report) time.Duration {
 		r.FactorizeTime + r.SolveTime + r.DownloadTime + r.OtherTime
 }
 
-// TestRunDeviceBuiltEqualsHostBuilt: Run builds CSC and SKS on the device
+// TestRunDeviceBuiltEqualsHostBuilt: Run builds CSC, SKS and dense storage on the device
 // from the uploaded entries; the factors, and so the solutions, are bit for
 // bit those of the host-built path. The time split adds up to the total,
 // every part non-negative, and only the device path has a conversion.
@@ -28,7 +28,8 @@ func TestRunDeviceBuiltEqualsHostBuilt(t *testing.T) {
 	for _, c := range []struct {
 		m Method
 		f Format
-	}{{MethodCholesky, FormatSKS}, {MethodCholesky, FormatCSC}, {MethodLDLT, FormatSKS}, {MethodLDLT, FormatCSC}} {
+	}{{MethodCholesky, FormatSKS}, {MethodCholesky, FormatCSC}, {MethodLDLT, FormatSKS}, {MethodLDLT, FormatCSC},
+		{MethodCholesky, FormatDense}, {MethodLDLT, FormatDense}, {MethodGaussJordan, FormatDense}} {
 		xd, rd, err := Run(a, b, Options{Method: c.m, Format: c.f, Order: sparse.OrderRCM, Build: BuildDevice})
 		if err != nil {
 			t.Fatalf("%s/%s device-built: %v", c.m, c.f, err)
