@@ -37,7 +37,10 @@ type CGResult struct {
 	// used).
 	Iterations int
 	// Residual is the final residual the variant tests: ||r||/||b|| for
-	// Fast, ||r|| for Thesis (the recurrence residual, not b - Ax).
+	// Fast (the recurrence residual; b - A x is checked at the end and,
+	// when a run cannot meet 10 Tol with it, the *NotConvergedError and
+	// Residual carry the true one: cg_check.go), ||r|| for Thesis (the
+	// recurrence residual; Run checks b - A x after it).
 	Residual float64
 	// History holds that residual for iterations 0..Iterations (Fast: from
 	// the device histories, read once at the end; Thesis: the norm it reads
@@ -71,7 +74,10 @@ type CGResult struct {
 // there the n² product dominates and fusing gains nothing). Dot
 // products and scalars never leave the device; the host reads a 4-byte
 // flag every CheckEvery iterations and the residual history once at the
-// end.
+// end. It iterates on b scaled by a power of two near 1/||b||∞ (exact; a
+// b of 1e-160 or 1e160 would underflow or overflow r'r), and on
+// convergence checks the true residual b - A x, restarting from it when it
+// exceeds 10 Tol (cg_check.go).
 func CG(a Operator, b *afarray.Array, opts CGOptions) (*afarray.Array, *CGResult, error) {
 	v, err := normVariant(opts.Variant)
 	if err != nil {
@@ -93,7 +99,7 @@ func CG(a Operator, b *afarray.Array, opts CGOptions) (*afarray.Array, *CGResult
 		}
 		return cgThesis(a, b, opts)
 	}
-	return cgFast(a, b, opts)
+	return cgFastChecked(a, b, opts)
 }
 
 // cgIterate is CG as the iterative driver calls it (names.go registers it

@@ -257,9 +257,13 @@ func partitionRows(rowptr []int32, k int) []int {
 // so every device works with the same scalars. Start, stop and limits are
 // those of CG's fast variant (x0 = 0, ||r||/||b|| <= Tol, default 1e-8, at
 // most MaxIter = 10n iterations); convergence is tested every iteration at
-// no extra cost. The recurrences and reductions differ from one-device
-// CG's, so results agree with it to rounding and iteration counts within
-// one or two, not bit for bit.
+// no extra cost. As on one device it iterates on b scaled by a power of two
+// near 1/||b||∞ and, on convergence, checks the true residual b - A x on
+// the host, restarting from it while it exceeds 10 Tol (cg_check.go). The
+// recurrences and reductions differ from one-device CG's, so results agree
+// with it to rounding, not bit for bit, and iteration counts follow
+// one-device CG's closely without matching it (each rounds differently; on
+// ill-conditioned systems at tight tolerances they can part by more).
 //
 // a is square, one triangle (Symmetric) or both; b has its order. With one
 // device it runs the same code on that device alone. Errors are those of
@@ -319,10 +323,25 @@ func CGMulti(a *sparse.COO, b []float64, devs []*kernels.Device, opts CGOptions)
 			p.release()
 		}
 	}()
+	// The iteration runs on b·2^-e, ||b·2^-e||∞ in [0.5, 1), and x is
+	// scaled back: exact, and r'r neither underflows nor overflows for a
+	// badly scaled b (cg_check.go).
+	bInf := 0.0
+	for _, v := range b {
+		bInf = max(bInf, math.Abs(v))
+	}
+	e := cgScaleExp(bInf)
+	bs := b
+	if e != 0 {
+		bs = make([]float64, n)
+		for i, v := range b {
+			bs[i] = math.Ldexp(v, -e)
+		}
+	}
 	for _, p := range parts {
 		p.basePeak = p.dev.MemoryStats().Live
 		p.dev.ResetPeak()
-		if err := p.upload(csr, b, dinv); err != nil {
+		if err := p.upload(csr, bs, dinv); err != nil {
 			return nil, nil, nil, err
 		}
 	}
@@ -333,6 +352,14 @@ func CGMulti(a *sparse.COO, b []float64, devs []*kernels.Device, opts CGOptions)
 		iterate = mcgIterate
 	}
 	x, res, err := iterate(parts, n, tol, maxIter, opts.Jacobi)
+	if err == nil {
+		err = mcgRefine(parts, csr, bs, x, res, tol, maxIter, opts.Jacobi, iterate)
+	}
+	if x != nil && e != 0 {
+		for i, v := range x {
+			x[i] = math.Ldexp(v, e)
+		}
+	}
 	stats.SolveTime = time.Since(t)
 	for _, p := range parts {
 		stats.Shares = append(stats.Shares, DeviceShare{Device: p.dev.Label(), Rows: p.m, NNZ: p.nnz,
@@ -448,10 +475,7 @@ func (p *mcgPart) upload(csr *sparse.CSR, b, dinv []float64) error {
 	zero := make([]byte, 8)
 	// b and M^-1 on own rows and halo (the one-sync iteration advances the
 	// halo's r and u itself).
-	bExt := append(append(make([]float64, 0, ext), b[lo:hi]...), make([]float64, len(p.halo))...)
-	for h, j := range p.halo {
-		bExt[p.m+h] = b[j]
-	}
+	bExt := p.extOf(b)
 	sendPos := make([]int32, p.m)
 	for i := range sendPos {
 		sendPos[i] = -1
@@ -501,6 +525,80 @@ func (p *mcgPart) upload(csr *sparse.CSR, b, dinv []float64) error {
 	p.outHost = make([]float64, 3*p.groups+len(p.send))
 	p.haloHost = make([]float64, len(p.halo))
 	return nil
+}
+
+// extOf returns v's entries on the part's own rows, then on its halo.
+func (p *mcgPart) extOf(v []float64) []float64 {
+	out := append(make([]float64, 0, p.ext), v[p.lo:p.lo+p.m]...)
+	for _, j := range p.halo {
+		out = append(out, v[j])
+	}
+	return out
+}
+
+// mcgRefine checks the true residual b - A x of a converged run on the
+// host (which holds A) and, while it exceeds cgTrueFactor·tol, iterations
+// remain and each restart at least halves it, solves A d = r on the parts
+// and adds d to x (cg_check.go says why).
+func mcgRefine(parts []*mcgPart, csr *sparse.CSR, b, x []float64, res *CGResult, tol float64, maxIter int, jacobi bool,
+	iterate func([]*mcgPart, int, float64, int, bool) ([]float64, *CGResult, error)) error {
+	n := len(b)
+	nb := 0.0
+	for _, v := range b {
+		nb += v * v
+	}
+	nb = math.Sqrt(nb)
+	if nb == 0 {
+		return nil
+	}
+	r := make([]float64, n)
+	prev := math.Inf(1)
+	for {
+		nr := 0.0
+		for i := 0; i < n; i++ {
+			s := b[i]
+			for k := csr.RowPtr[i]; k < csr.RowPtr[i+1]; k++ {
+				s -= csr.Values[k] * x[csr.ColIdx[k]]
+			}
+			r[i] = s
+			nr += s * s
+		}
+		rel := math.Sqrt(nr) / nb
+		left := maxIter - res.Iterations
+		if rel <= cgTrueFactor*tol {
+			return nil
+		}
+		if math.IsNaN(rel) || math.IsInf(rel, 0) {
+			res.Converged = false
+			return &NonFiniteError{Where: "CG true residual", Index: res.Iterations}
+		}
+		if left <= 0 || !(rel <= prev/2) {
+			res.Converged, res.Residual = false, rel
+			return &NotConvergedError{Iterations: res.Iterations, Residual: rel, Tolerance: tol}
+		}
+		prev = rel
+		for _, p := range parts {
+			if err := p.b.Write(0, p.extOf(r)); err != nil {
+				return err
+			}
+		}
+		d, dres, err := iterate(parts, n, tol/rel, left, jacobi)
+		if d == nil {
+			return err
+		}
+		for i, v := range d {
+			x[i] += v
+		}
+		res.Iterations += dres.Iterations
+		res.Launches += dres.Launches
+		for _, h := range dres.History[1:] {
+			res.History = append(res.History, h*rel)
+		}
+		if err != nil {
+			res.Converged = false
+			return &NotConvergedError{Iterations: res.Iterations, Residual: res.History[len(res.History)-1], Tolerance: tol}
+		}
+	}
 }
 
 // mcgSerial makes mcgIterate visit the devices one after the other in each

@@ -241,6 +241,9 @@ func Run(a *sparse.COO, b []float64, opts Options) ([]float64, *Report, error) {
 			// wrong (LDLᵀ without pivoting on a nearly singular matrix).
 			err = &InaccurateError{Method: e.method, BackwardError: rep.BackwardError}
 		}
+		if err == nil && methodSpecOf(e.method).iterate != nil {
+			err = runCheckTrue(a, x, b, e.variant, opts, rep.Iterations)
+		}
 	}
 	rep.TotalTime = time.Since(start)
 	rep.OtherTime = rep.TotalTime - rep.OrderingTime - rep.UploadTime - rep.ConvertTime - rep.CompileTime -
