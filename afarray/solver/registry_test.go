@@ -2,6 +2,7 @@ package solver
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -113,5 +114,23 @@ func TestDefaultFormat(t *testing.T) {
 	}
 	if defaultFormat("qr") != "" {
 		t.Errorf("a method without entries has a default format")
+	}
+}
+
+// An entry's figures print grouped, zero ones left out, in the REPL's
+// report and its HTML.
+func TestReportStats(t *testing.T) {
+	r := &Report{Method: MethodCholesky, Format: FormatSupernodal, Variant: Fast, Stats: SupernodalStats{NNZL: 7, Flops: 2.5e8, Supernodes: 3}.reportStats()}
+	if got := StatLines(r.Stats); len(got) != 1 || got[0] != [2]string{"factor", "nnz(L) 7, 2.5e+08 flops, 3 supernodes"} {
+		t.Errorf("StatLines: %q", got)
+	}
+	if !strings.HasSuffix(r.String(), "\n  factor: nnz(L) 7, 2.5e+08 flops, 3 supernodes") || !strings.Contains(r.HTML(), "nnz(L) 7") {
+		t.Errorf("report:\n%s", r.String())
+	}
+	if v, ok := r.Stat("supernodes"); !ok || v != 3 {
+		t.Errorf("Stat(supernodes) = %v %v", v, ok)
+	}
+	if _, ok := r.Stat("nope"); ok {
+		t.Errorf("Stat(nope) found")
 	}
 }

@@ -3,6 +3,7 @@ package solver
 import (
 	"fmt"
 	"html"
+	"reflect"
 	"strings"
 	"time"
 )
@@ -45,6 +46,29 @@ func (r *Report) Stat(key string) (any, bool) {
 		}
 	}
 	return nil, false
+}
+
+// StatLines groups the figures that are not zero by Group, in the order
+// the groups first appear: each line is the group and its figures joined
+// by ", " ("factor", "nnz(L) 147631, 5.53e+07 flops, 137 supernodes, 10
+// levels"). Report.String, Report.HTML and `oclsolve solve` print them so.
+func StatLines(stats []Stat) [][2]string {
+	var out [][2]string
+	at := map[string]int{}
+	for _, st := range stats {
+		if st.Value == nil || reflect.ValueOf(st.Value).IsZero() {
+			continue
+		}
+		i, ok := at[st.Group]
+		if !ok {
+			i = len(out)
+			at[st.Group] = i
+			out = append(out, [2]string{st.Group, st.String()})
+			continue
+		}
+		out[i][1] += ", " + st.String()
+	}
+	return out
 }
 
 // statser is implemented by factor types and operators whose runs have
@@ -114,6 +138,9 @@ func (r *Report) String() string {
 	if r.Iterations > 0 {
 		fmt.Fprintf(&b, "\n  CG: %d iterations, residual %.3g", r.Iterations, r.Residual)
 	}
+	for _, l := range StatLines(r.Stats) {
+		fmt.Fprintf(&b, "\n  %s: %s", l[0], l[1])
+	}
 	return b.String()
 }
 
@@ -150,6 +177,9 @@ func (r *Report) HTML() string {
 	row("kernel launches", fmt.Sprint(r.Launches))
 	if r.Iterations > 0 {
 		row("CG", fmt.Sprintf("%d iterations, residual %.3g", r.Iterations, r.Residual))
+	}
+	for _, l := range StatLines(r.Stats) {
+		row(html.EscapeString(l[0]), html.EscapeString(l[1]))
 	}
 	b.WriteString("</table>")
 	return b.String()

@@ -831,23 +831,12 @@ func printReport(w io.Writer, r *solveReport) {
 	}
 }
 
-// printSolverStats prints the solver's own figures that are not zero, one line
-// per group in the order the groups first appear ("factor        nnz(L)
-// 147631, 2.5e+08 flops, ...").
+// printSolverStats prints the solver's own figures that are not zero, one
+// line per group (solver.StatLines: "factor        nnz(L) 147631, 5.53e+07
+// flops, ...").
 func printSolverStats(w io.Writer, stats []solver.Stat) {
-	var groups []string
-	lines := map[string][]string{}
-	for _, st := range stats {
-		if st.Value == nil || reflect.ValueOf(st.Value).IsZero() {
-			continue
-		}
-		if _, ok := lines[st.Group]; !ok {
-			groups = append(groups, st.Group)
-		}
-		lines[st.Group] = append(lines[st.Group], st.String())
-	}
-	for _, g := range groups {
-		fmt.Fprintf(w, "%-13s %s\n", g, strings.Join(lines[g], ", "))
+	for _, l := range solver.StatLines(stats) {
+		fmt.Fprintf(w, "%-13s %s\n", l[0], l[1])
 	}
 }
 

@@ -62,6 +62,7 @@ func init() {
 			"Prepare":                reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver.Prepare),
 			"Run":                    reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver.Run),
 			"Solve":                  reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver.Solve),
+			"StatLines":              reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver.StatLines),
 			"Thesis":                 reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver.Thesis),
 			"ThesisGroups":           reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver.ThesisGroups),
 			"ThesisLocal":            reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver.ThesisLocal),
