@@ -31,11 +31,12 @@ import (
 // conversion, the value of a var declaration with that type, the right side
 // of an assignment to a field of a variable whose type is known (a session
 // variable, or one the cell declares from a composite literal or with a
-// type) — and rewrites each as a conversion of a typed constant through an
-// alias the session declares for the type: "cg" becomes
-// _oclsolveStr1(string("cg")), the same constant of the same type. Call
-// arguments are not rewritten (f("cg") for a parameter of such a type):
-// there the typed constants (solver.MethodCG) serve.
+// type), an argument of a package's function or of such a variable's
+// method — and rewrites each as a conversion of a typed constant through
+// an alias the session declares for the type: "cg" becomes
+// _oclsolveStr1(string("cg")), the same constant of the same type.
+// Elsewhere (an argument of a function value, a method of a call's result)
+// the typed constants (solver.MethodCG) serve.
 
 // strAliasPrefix names the aliases the session declares for named string
 // types.
@@ -131,9 +132,20 @@ func (f *litFixer) inspect(n ast.Node, local map[string]xr.Type) {
 			f.visitLit(n, e.typeOf(n.Type))
 		}
 	case *ast.CallExpr:
-		if len(n.Args) == 1 {
-			if lit, ok := n.Args[0].(*ast.BasicLit); ok && lit.Kind == token.STRING && looksLikeType(n.Fun) {
-				f.fix(lit, e.typeOf(n.Fun))
+		if !hasStringLit(n.Args) {
+			break
+		}
+		if len(n.Args) == 1 && looksLikeType(n.Fun) {
+			if t := e.typeOf(n.Fun); t != nil { // a conversion
+				f.fix(n.Args[0].(*ast.BasicLit), t)
+				break
+			}
+		}
+		if ft, recv := e.funcType(n.Fun, local); ft != nil {
+			for i, a := range n.Args {
+				if lit, ok := a.(*ast.BasicLit); ok {
+					f.fix(lit, paramType(ft, recv+i))
+				}
 			}
 		}
 	case *ast.ValueSpec:
@@ -292,6 +304,72 @@ func (e *Engine) exprType(x ast.Expr, local map[string]xr.Type) (t xr.Type) {
 				return t.Elem()
 			}
 		}
+	}
+	return nil
+}
+
+// hasStringLit reports whether a call has a string literal argument.
+func hasStringLit(args []ast.Expr) bool {
+	for _, a := range args {
+		if lit, ok := a.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+			return true
+		}
+	}
+	return false
+}
+
+// funcType returns the type of a called function: a package's function
+// (compiled alone: a selector compiles to a constant, nothing runs) or a
+// method of a variable whose type exprType knows; recv is 1 when the type's
+// first parameter is the method's receiver.
+func (e *Engine) funcType(fun ast.Expr, local map[string]xr.Type) (ft xr.Type, recv int) {
+	defer func() {
+		if recover() != nil {
+			ft, recv = nil, 0
+		}
+	}()
+	sel, ok := fun.(*ast.SelectorExpr)
+	if !ok {
+		return nil, 0
+	}
+	if t := e.exprType(sel.X, local); t != nil {
+		for _, t := range []xr.Type{t, e.ir.Comp.Universe.PtrTo(t)} {
+			if m, n := t.MethodByName(sel.Sel.Name, ""); n == 1 && m.Type != nil {
+				if m.Type.IsMethod() {
+					return m.Type, 1
+				}
+				return m.Type, 0
+			}
+		}
+		return nil, 0
+	}
+	id, ok := sel.X.(*ast.Ident)
+	if !ok || local[id.Name] != nil {
+		return nil, 0
+	}
+	if sym := e.ir.Comp.TryResolve(id.Name); sym != nil && (sym.Desc.Class() == fast.VarBind || sym.Desc.Class() == fast.IntBind) {
+		return nil, 0 // a variable of a type exprType does not know
+	}
+	g := &e.ir.Comp.Globals
+	so, se := g.Stdout, g.Stderr
+	g.Stdout, g.Stderr = discard{}, discard{}
+	defer func() { g.Stdout, g.Stderr = so, se }()
+	if x := e.ir.Comp.Expr1(sel, nil); x != nil && x.Type != nil && x.Type.Kind() == reflect.Func {
+		return x.Type, 0
+	}
+	return nil, 0
+}
+
+// paramType is the type of argument i of a call of a function of type ft
+// (the element type for the arguments of a variadic parameter), nil past
+// the end.
+func paramType(ft xr.Type, i int) xr.Type {
+	n := ft.NumIn()
+	switch {
+	case ft.IsVariadic() && i >= n-1:
+		return ft.In(n - 1).Elem()
+	case i < n:
+		return ft.In(i)
 	}
 	return nil
 }

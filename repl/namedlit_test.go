@@ -10,6 +10,8 @@ import (
 // string type: gomacro alone panics on every one of these (namedlit.go).
 func TestNamedStringLiterals(t *testing.T) {
 	e, _, _ := newTestEngine(t)
+	eval(t, e, `a1, err := sparse.ReadFile("../../shared/matrices/bcsstk01.mtx")`)
+	eval(t, e, `import "errors"`)
 	for _, c := range []struct{ src, want, typ string }{
 		{`o := solver.Options{Method: "cg"}; o.Method`, "cg", "solver.Method"},
 		{"var m solver.Method = `ldlt`; m", "ldlt", "solver.Method"},
@@ -25,6 +27,10 @@ func TestNamedStringLiterals(t *testing.T) {
 		{`pq := &solver.Options{}; pq.Order = "amd"; pq.Order`, "amd", "sparse.Ordering"},
 		{`o.Variant = "thesis"; o.Variant`, "thesis", "solver.Variant"},
 		{`ms := []solver.Method{"cg"}; ms[0] = "gj"; ms[0]`, "gj", "solver.Method"},
+		// Arguments of package functions and of methods.
+		{`perm, used, err := sparse.Order(a1, "rcm"); used`, "rcm", "sparse.Ordering"},
+		{`var f solver.SKSCholesky; f.Factorize(nil, "thesis") != nil`, "true", "bool"},
+		{`errors.New("plain") != nil`, "true", "bool"},
 		// Interpreted named types and plain strings are left as they are.
 		{`type T string; type S struct{ A T }; S{A: "x"}.A`, "x", "T"},
 		{`s := "plain"; s`, "plain", "string"},
