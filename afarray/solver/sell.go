@@ -107,6 +107,11 @@ func buildSELL(a *sparse.COO, dev *kernels.Device) (*sellHost, error) {
 		return nil, &kernels.OutOfMemoryError{Device: info.Name, Requested: need, Live: dev.MemoryStats().Live,
 			Global: info.GlobalMemBytes, MaxAlloc: info.MaxAllocBytes, Reason: "the SELL values"}
 	}
+	// The padding can make the layout up to sellC times the entries: the
+	// host must hold it too while it is built.
+	if err := sparse.CheckHostMemory(fmt.Sprintf("SELL storage of order %d (%d slots)", n, h.slots), 12*h.slots); err != nil {
+		return nil, err
+	}
 	h.col, h.val = make([]int32, h.slots), make([]float64, h.slots)
 	// Padding: column of the row itself (a valid index), value 0.
 	for r := 0; r < n; r++ {
