@@ -307,6 +307,11 @@ func (m *snMulti) plan(a *sparse.CSC, amap []int64) error {
 			vOff += int64(F)
 		}
 		sc.uLen, sc.vLen = uOff, vOff
+		// The phantoms enlarge the top's update storage beyond what
+		// newPart checked: check it again before anything is allocated.
+		if err := snCheckUpdates(l.sym, sc, m.devs[0]); err != nil {
+			return fmt.Errorf("solver: %s: the top: %w", m.name(), err)
+		}
 	}
 	// A's entries by part: entry (r, j) of a lies in column min(r', j') of
 	// the postordered factor, whose supernode's block sits at the same
@@ -400,11 +405,27 @@ func (m *snMulti) newPart(dev *kernels.Device, l *snPartSym) (*snFactor, error) 
 		return nil, fmt.Errorf("solver: %s: %w", m.name(), err)
 	}
 	f := &snFactor{ldlt: m.ldlt, sym: l.sym, sched: buildSchedule(l.sym, snSmallF(dev)), n: l.sym.N, dev: dev}
+	if err := snCheckUpdates(l.sym, f.sched, dev); err != nil {
+		return nil, fmt.Errorf("solver: %s: %w", m.name(), err)
+	}
 	var err error
 	if f.prog, err = snProgram(dev); err != nil {
 		return nil, err
 	}
 	return f, nil
+}
+
+// snCheckUpdates refuses, before anything is allocated, a part whose update
+// storage U (8·uLen bytes, one allocation) exceeds the device's largest
+// allocation, or whose L and U together exceed its global memory.
+func snCheckUpdates(s *sparse.Supernodal, sc *snSchedule, dev *kernels.Device) error {
+	info := dev.Info()
+	u, l := 8*sc.uLen, 8*s.LPtr[s.NS]
+	if u > info.MaxAllocBytes || u+l > info.GlobalMemBytes {
+		return &kernels.OutOfMemoryError{Device: info.Name, Requested: u, Live: dev.MemoryStats().Live, Global: info.GlobalMemBytes,
+			MaxAlloc: info.MaxAllocBytes, Reason: fmt.Sprintf("the supernodal update matrices U (with L of %s)", kernels.FormatBytes(l))}
+	}
+	return nil
 }
 
 // errTopSkipped stops the top's factorization when a subtree failed.
@@ -606,6 +627,12 @@ func (m *snMulti) receive(wait *time.Duration) error {
 				return err
 			}
 		}
+	}
+	// The first device's subtrees' U is no longer needed: free it before
+	// the top factors (OpenCL releases it once the copies have run).
+	if src := m.subs[0]; src != nil && src.U != nil {
+		src.U.Release()
+		src.U = nil
 	}
 	for i := range m.sends {
 		s := &m.sends[i]

@@ -380,3 +380,25 @@ func TestSupernodalMultiZeroPivot(t *testing.T) {
 		t.Errorf("zero pivot at column %d on two devices; one device: %v", zp.Column, err1)
 	}
 }
+
+// A part's update storage beyond the device's largest allocation (the
+// top's grows by its phantoms after newPart checked it) is a typed
+// out-of-memory error with the sizes, before anything is allocated.
+func TestSnCheckUpdates(t *testing.T) {
+	dev := multiTestParts(t, 2)[0]
+	info := dev.Info()
+	s := &sparse.Supernodal{LPtr: []int64{0}}
+	if err := snCheckUpdates(s, &snSchedule{uLen: 1 << 10}, dev); err != nil {
+		t.Fatalf("8 KiB of updates: %v", err)
+	}
+	for _, sc := range []*snSchedule{{uLen: info.MaxAllocBytes/8 + 1}, {uLen: info.GlobalMemBytes / 8}} {
+		if sc.uLen <= 1<<10 {
+			continue
+		}
+		err := snCheckUpdates(&sparse.Supernodal{LPtr: []int64{1 << 20}}, sc, dev)
+		var oom *kernels.OutOfMemoryError
+		if !errors.As(err, &oom) || !errors.Is(err, kernels.ErrOutOfMemory) || oom.Requested != 8*sc.uLen || oom.MaxAlloc != info.MaxAllocBytes {
+			t.Errorf("%d doubles of updates: %v", sc.uLen, err)
+		}
+	}
+}
