@@ -44,9 +44,24 @@ type npyArray struct {
 	known bool
 }
 
-// readNPYHeader reads and checks the header of a .npy stream. avail is the
-// number of bytes the stream holds (header included), or -1 if unknown.
+// readNPYHeader reads and checks the header of a .npy stream, and that the
+// host can hold the elements. avail is the number of bytes the stream holds
+// (header included), or -1 if unknown.
 func readNPYHeader(r io.Reader, name string, avail int64) (*npyArray, error) {
+	a, err := parseNPYHeader(r, name, avail)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckHostMemory(fmt.Sprintf("%s (%v %s)", name, a.shape, a.dtype), a.hostBytes(8)); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// parseNPYHeader is readNPYHeader without the host memory check, for
+// callers that check several arrays at once (an .npz's members are read
+// together).
+func parseNPYHeader(r io.Reader, name string, avail int64) (*npyArray, error) {
 	bad := func(format string, args ...any) error {
 		return &ParseError{File: name, Msg: fmt.Sprintf(format, args...)}
 	}
@@ -99,10 +114,22 @@ func readNPYHeader(r io.Reader, name string, avail int64) (*npyArray, error) {
 	if need < 0 || (avail >= 0 && need != avail-used-hlen) {
 		return nil, bad("header declares %v elements of %s (%d bytes) but the array holds %d bytes", a.shape, a.dtype, need, avail-used-hlen)
 	}
-	if err := CheckHostMemory(fmt.Sprintf("%s (%v %s)", name, a.shape, a.dtype), need); err != nil {
-		return nil, err
-	}
 	return a, nil
+}
+
+// hostBytes is the host memory that reading the elements as out-byte values
+// takes: the raw bytes, plus the converted slice unless the dtype is read
+// straight into it. -1 on overflow.
+func (a *npyArray) hostBytes(out int) int64 {
+	need := mulSat(a.elems, int64(a.size))
+	if need < 0 || (a.kind == 'f' && a.size == 8 && out == 8) || (a.kind == 'i' && a.size == 4 && out == 4) {
+		return need
+	}
+	conv := mulSat(a.elems, int64(out))
+	if conv < 0 || need > 1<<62 || conv > 1<<62 {
+		return -1
+	}
+	return need + conv
 }
 
 // parseNPYDict parses the header dictionary with npyio. Its parser slices
@@ -225,9 +252,33 @@ func readGrowing(r io.Reader, need int64) ([]byte, error) {
 	return buf, nil
 }
 
+// asWords views raw (little-endian elements, as read) as a slice of T
+// without copying when its backing array is aligned for T, which Go's
+// allocator gives every byte slice of 8 bytes or more; otherwise it copies.
+func asWords[T float64 | int32](raw []byte) []T {
+	size := int(unsafe.Sizeof(T(0)))
+	n := len(raw) / size
+	if n == 0 {
+		return []T{}
+	}
+	if uintptr(unsafe.Pointer(unsafe.SliceData(raw)))%unsafe.Alignof(T(0)) == 0 {
+		return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(raw))), n)
+	}
+	v := make([]T, n)
+	copy(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), n*size), raw)
+	return v
+}
+
 // float64s reads the elements as float64 (from any real or integer dtype).
 func (a *npyArray) float64s(r io.Reader) ([]float64, error) {
-	if a.kind == 'f' && a.size == 8 && !a.swap && a.known {
+	if a.kind == 'f' && a.size == 8 && !a.swap {
+		if !a.known {
+			raw, err := a.readRaw(r)
+			if err != nil {
+				return nil, err
+			}
+			return asWords[float64](raw), nil
+		}
 		v := make([]float64, a.elems)
 		if _, err := io.ReadFull(r, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), 8*len(v))); err != nil {
 			return nil, &ParseError{File: a.name, Msg: "truncated .npy data: " + err.Error()}
@@ -296,10 +347,19 @@ func (a *npyArray) int32s(r io.Reader, lo, hi int64, what string) ([]int32, erro
 		}
 		return nil
 	}
-	if a.kind == 'i' && a.size == 4 && !a.swap && a.known {
-		v := make([]int32, a.elems)
-		if _, err := io.ReadFull(r, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), 4*len(v))); err != nil {
-			return nil, &ParseError{File: a.name, Msg: "truncated .npy data: " + err.Error()}
+	if a.kind == 'i' && a.size == 4 && !a.swap {
+		var v []int32
+		if a.known {
+			v = make([]int32, a.elems)
+			if _, err := io.ReadFull(r, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), 4*len(v))); err != nil {
+				return nil, &ParseError{File: a.name, Msg: "truncated .npy data: " + err.Error()}
+			}
+		} else {
+			raw, err := a.readRaw(r)
+			if err != nil {
+				return nil, err
+			}
+			v = asWords[int32](raw)
 		}
 		for k, x := range v {
 			if err := check(k, int64(x)); err != nil {

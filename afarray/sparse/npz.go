@@ -18,7 +18,11 @@ import (
 // the format's arrays: data, indices and indptr for CSR and CSC, data, row
 // and col for COO. The zip container is archive/zip's; each array is a .npy
 // (npy.go). Members are read in parallel, each with one read into its final
-// slice; compressed members (save_npz's default) are inflated on the way.
+// slice; compressed members (save_npz's default) are inflated on the way,
+// into buffers that grow as inflated bytes arrive: their size in the zip
+// directory is checked exactly but never trusted for an allocation. The
+// host memory the three arrays take together is checked once before any of
+// them is read.
 
 // npzSymmetricKey marks a file written by WriteNPZ from a Symmetric COO: the
 // arrays hold the lower triangle of a symmetric matrix. SciPy's load_npz
@@ -100,6 +104,18 @@ func ReadNPZFrom(r io.ReaderAt, size int64, name string) (*COO, error) {
 	if err := checkNPZLengths(name, format, arrs, rows, cols, major); err != nil {
 		return nil, err
 	}
+	// The three arrays are read at once: one check for all of them (and the
+	// csr/csc pointers' expansion to one index per entry).
+	need := arrs[0].hostBytes(8)
+	for _, a := range arrs[1:] {
+		need = addSat(need, a.hostBytes(4))
+	}
+	if format != "coo" {
+		need = addSat(need, mulSat(nnz, 4))
+	}
+	if err := CheckHostMemory(fmt.Sprintf("%s (%s, %d entries)", name, format, nnz), need); err != nil {
+		return nil, err
+	}
 	idx, err := readNPZArrays(c, format, arrs, rcs, rows, cols, minor)
 	if err != nil {
 		return nil, err
@@ -151,10 +167,18 @@ func (z *npzArchive) open(key string) (*npyArray, io.ReadCloser, error) {
 	if err != nil {
 		return nil, nil, &ParseError{File: name, Msg: fmt.Sprintf("%s: %v", f.Name, err)}
 	}
-	a, err := readNPYHeader(bufio.NewReaderSize(rc, 1<<16), name+":"+f.Name, int64(us))
+	a, err := parseNPYHeader(bufio.NewReaderSize(rc, 1<<16), name+":"+f.Name, int64(us))
 	if err != nil {
 		rc.Close()
 		return nil, nil, err
+	}
+	// A deflated member's size comes from the directory alone (up to ~1100
+	// times its compressed bytes): it must still match the header exactly
+	// (archive/zip checks the inflated count against it), but memory is
+	// allocated only as inflated bytes arrive, never from the directory's
+	// word. A stored member's size is bounded by the archive's.
+	if f.Method != zip.Store {
+		a.known = false
 	}
 	// The header reader buffered ahead: reopen and skip the header
 	// for a single straight read of the elements.
@@ -174,6 +198,10 @@ func (z *npzArchive) shape() (rows, cols int64, err error) {
 	a, rc, err := z.open("shape")
 	if err != nil {
 		return 0, 0, err
+	}
+	if a.elems != 2 {
+		rc.Close()
+		return 0, 0, &ParseError{File: z.name, Msg: fmt.Sprintf("shape has %d dimensions, want 2", a.elems)}
 	}
 	shape, err := a.int32s(rc, 0, maxOrder, "shape")
 	rc.Close()
@@ -354,6 +382,15 @@ func WriteNPZ(w io.Writer, c *COO, format string) error {
 		return err
 	}
 	return zw.Close()
+}
+
+// addSat returns a+b for byte counts, -1 if either is -1 or the sum
+// overflows.
+func addSat(a, b int64) int64 {
+	if a < 0 || b < 0 || a > 1<<63-1-b {
+		return -1
+	}
+	return a + b
 }
 
 func firstErr(errs ...error) error {

@@ -1,9 +1,12 @@
 package sparse
 
 import (
+	"archive/zip"
 	"bytes"
+	"compress/flate"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"os/exec"
@@ -238,6 +241,89 @@ func TestNPYSizeMustMatch(t *testing.T) {
 	for _, data := range [][]byte{append(append([]byte{}, exact...), 0, 0, 0, 0, 0, 0, 0, 0), exact[:len(exact)-8]} {
 		if _, err := ReadNPYFrom(bytes.NewReader(data), int64(len(data))); !errors.Is(err, ErrMalformed) {
 			t.Errorf("%d bytes for a 3-element array: err = %v, want ErrMalformed", len(data), err)
+		}
+	}
+}
+
+// npzMember is one member of a hand-built .npz: its .npy bytes, deflated
+// or stored, and the uncompressed size the zip directory claims (0: the
+// true one).
+type npzMember struct {
+	name    string
+	npy     []byte
+	deflate bool
+	claim   uint64
+}
+
+// buildNPZ writes members as a zip archive with the sizes they claim.
+func buildNPZ(t *testing.T, members ...npzMember) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	zw := zip.NewWriter(&out)
+	for _, m := range members {
+		h := &zip.FileHeader{Name: m.name + ".npy", Method: zip.Store, CRC32: crc32.ChecksumIEEE(m.npy), UncompressedSize64: uint64(len(m.npy))}
+		body := m.npy
+		if m.deflate {
+			var z bytes.Buffer
+			fw, _ := flate.NewWriter(&z, flate.NoCompression)
+			fw.Write(m.npy)
+			fw.Close()
+			h.Method, body = zip.Deflate, z.Bytes()
+		}
+		h.CompressedSize64 = uint64(len(body))
+		if m.claim != 0 {
+			h.UncompressedSize64 = m.claim
+		}
+		w, err := zw.CreateRaw(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(body)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
+}
+
+// TestNPZLyingDeflatedSize: a deflated member's uncompressed size comes
+// from the zip directory alone; one that claims ~1000 times its compressed
+// bytes (and an .npy header to match) fails at the inflated stream's end
+// having allocated about what arrived, not the claimed sizes; honest
+// deflated members read as stored ones.
+func TestNPZLyingDeflatedSize(t *testing.T) {
+	const n = 25_000_000 // 200 MB of float64, 100 MB of each index array
+	lying := func(key, dtype string, size int) npzMember {
+		hdr := npyHeader(dtype, fmt.Sprintf("(%d,)", n))
+		npy := append(hdr, make([]byte, 256<<10)...)
+		return npzMember{name: key, npy: npy, deflate: true, claim: uint64(len(hdr)) + uint64(n*size)}
+	}
+	format := npzMember{name: "format", npy: npyBytesScalar("coo").encode()}
+	shapeNPY := append(npyHeader("<i8", "(2,)"), 1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0)
+	data := buildNPZ(t, format, npzMember{name: "shape", npy: shapeNPY}, lying("data", "<f8", 8), lying("row", "<i4", 4), lying("col", "<i4", 4))
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err := ReadNPZFrom(bytes.NewReader(data), int64(len(data)), "lying.npz")
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, ErrMalformed) {
+		t.Errorf("lying deflated sizes in a %d-byte archive: err = %v, want ErrMalformed", len(data), err)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 32<<20 {
+		t.Errorf("lying deflated sizes in a %d-byte archive allocated %d bytes", len(data), grew)
+	}
+	// Honest members, deflated or stored, in every dtype path.
+	c := &COO{Rows: 3, Cols: 3, I: []int32{0, 2, 1}, J: []int32{0, 1, 2}, V: []float64{1.5, -2, 3}}
+	for _, deflate := range []bool{false, true} {
+		var v, r, cl bytes.Buffer
+		WriteNPY(&v, c.V)
+		r.Write(append(npyHeader("<i4", "(3,)"), 0, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0))
+		cl.Write(append(npyHeader("<i8", "(3,)"), 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0))
+		data := buildNPZ(t, npzMember{name: "format", npy: format.npy, deflate: deflate}, npzMember{name: "shape", npy: append(npyHeader("<i8", "(2,)"), 3, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0), deflate: deflate},
+			npzMember{name: "data", npy: v.Bytes(), deflate: deflate}, npzMember{name: "row", npy: r.Bytes(), deflate: deflate}, npzMember{name: "col", npy: cl.Bytes(), deflate: deflate})
+		got, err := ReadNPZFrom(bytes.NewReader(data), int64(len(data)), "honest.npz")
+		if err != nil || got.Rows != 3 || !slices.Equal(got.V, c.V) || !slices.Equal(got.I, c.I) || !slices.Equal(got.J, c.J) {
+			t.Errorf("honest archive (deflate %v): %+v, %v", deflate, got, err)
 		}
 	}
 }
