@@ -599,9 +599,11 @@ __kernel void sn_backward(__global const int *task, int t0, __global const long 
 }
 
 // The solves of large supernodes (F x ns beyond what one group reads
-// quickly) go in blocks of SBL columns, each block in two launches across
-// the whole device: the block's triangle (one group per supernode), then
-// the rows below it (one group per RCH rows).
+// quickly) go in blocks of SBL columns, one launch per block across the
+// whole device for the rows below it (one group per RCH rows), which also
+// solves a block triangle: forward, the first group solves the next
+// block's; backward, the last group to finish solves its own block's. Only
+// the first forward block has a launch of its own (sn_ftrsv).
 
 // sn_ftrsv solves the triangle of forward block jb of each large
 // supernode in local memory.
@@ -627,12 +629,12 @@ __kernel void sn_ftrsv(__global const int *task, int t0, __global const long *in
 // sn_fgemv subtracts block jb's contribution from RCH rows below it: the
 // rest of the diagonal block in x, the rows below the supernode in V.
 //
-// With fuse set, group 0 of each supernode, whose rows cover the whole next
-// block (RCH >= SBL) and which is the only group writing them, then solves
-// that block's triangle (tri_fwd), so that the next block needs no
-// sn_ftrsv launch of its own.
+// Group 0 of each supernode, whose rows cover the whole next block (RCH >=
+// SBL) and which is the only group writing them, then solves that block's
+// triangle (tri_fwd), so that only a supernode's first block needs an
+// sn_ftrsv launch.
 __kernel void sn_fgemv(__global const int *task, int t0, __global const long *info, __global const double *L, __global double *x,
-		       __global double *V, int n, int ldv, int rh, int jb, int ldlt, int fuse) {
+		       __global double *V, int n, int ldv, int rh, int jb, int ldlt) {
 	__local double xl[SBL];
 	__local double T[SB * TLD];
 	const int4 t = vload4(t0 + get_group_id(0), task);
@@ -657,7 +659,7 @@ __kernel void sn_fgemv(__global const int *task, int t0, __global const long *in
 			vs[r - ns] -= acc;
 	}
 	const int jn = jb + SBL; // the next block
-	if (fuse && t.y == 0 && jn < ns) {
+	if (t.y == 0 && jn < ns) {
 		const int nn = min(SBL, ns - jn);
 		barrier(CLK_GLOBAL_MEM_FENCE);
 		for (int k = lid; k < nn; k += ls)
@@ -685,13 +687,14 @@ __kernel void sn_fdiag(__global const int *task, int t0, __global const long *in
 // part[task][k] = sum_r L(r, jb+k) x(r), through a local tile so that L is
 // read with unit stride.
 //
-// With fuse set, the group of a supernode that finishes last (task.z
-// groups count themselves on cnt[supernode], which they leave at zero)
-// also does sn_btrsv's work, so that no sn_btrsv launch is needed: the
+// The group of a supernode that finishes last (task.z groups count
+// themselves on cnt[supernode], which they leave at zero) then finishes the
+// block: it subtracts every group's partial sums from the block's
+// right-hand side and solves with the block's transposed triangle. The
 // others' partial sums are fenced before they count, and read past the
 // caches.
 __kernel void sn_bgemv(__global const int *task, int t0, __global const long *info, __global const int *rows, __global const double *L,
-		       __global double *x, int n, int rh, int jb, __global double *part, long partOff, int ldlt, int fuse,
+		       __global double *x, int n, int rh, int jb, __global double *part, long partOff, int ldlt,
 		       __global int *cnt) {
 	__local double tile[33 * SBL]; // 32 x SBL (leading dimension 33) for the partial sums, then the triangle
 	__local double xr[32];
@@ -725,8 +728,6 @@ __kernel void sn_bgemv(__global const int *task, int t0, __global const long *in
 	}
 	if (lid < nb)
 		part[partOff + (long)get_group_id(0) * SBL + lid] = acc;
-	if (!fuse)
-		return;
 	mem_fence(CLK_GLOBAL_MEM_FENCE);
 	barrier(CLK_GLOBAL_MEM_FENCE);
 	if (lid == 0) {
@@ -747,32 +748,6 @@ __kernel void sn_bgemv(__global const int *task, int t0, __global const long *in
 	}
 	barrier(CLK_LOCAL_MEM_FENCE);
 	tri_bwd(Ls + (long)jb * F + jb, F, nb, ldlt, tile, xl);
-	for (int k = lid; k < nb; k += ls)
-		xs[jb + k] = xl[k];
-}
-
-// sn_btrsv finishes backward block jb: subtract the partial sums of the
-// supernode's sn_bgemv groups (task.y first, task.z of them), then solve
-// with the block's transposed triangle in local memory.
-__kernel void sn_btrsv(__global const int *task, int t0, __global const long *info, __global const double *L, __global double *x,
-		       int n, int rh, int jb, int ldlt, __global const double *part, long partOff) {
-	__local double xl[SBL];
-	__local double T[SB * TLD];
-	const int4 t = vload4(t0 + get_group_id(0), task);
-	__global const long *is = info + (long)t.x * SI;
-	const int first = is[S_FIRST], ns = is[S_NS], F = is[S_F];
-	__global const double *Ls = L + is[S_L];
-	__global double *xs = x + (long)rh * n + first;
-	const int lid = get_local_id(0), ls = get_local_size(0);
-	const int nb = min(SBL, ns - jb);
-	for (int k = lid; k < nb; k += ls) {
-		double v = xs[jb + k];
-		for (int q = 0; q < t.z; q++)
-			v -= part[partOff + (long)(t.y + q) * SBL + k];
-		xl[k] = v;
-	}
-	barrier(CLK_LOCAL_MEM_FENCE);
-	tri_bwd(Ls + (long)jb * F + jb, F, nb, ldlt, T, xl);
 	for (int k = lid; k < nb; k += ls)
 		xs[jb + k] = xl[k];
 }

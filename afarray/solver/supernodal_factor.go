@@ -102,8 +102,7 @@ const (
 	snFwdGemv
 	snFwdDiag
 	snBwdSmall
-	snBwdGemv
-	snBwdTrsv
+	snBwdGemv // and the block's triangle, in the last group to finish
 )
 
 // snStep is one command of the factorization: a kernel over tasks
@@ -382,31 +381,21 @@ func (sc *snSchedule) backwardSteps(s *sparse.Supernodal, lvl []int) {
 	sc.bwd = appendStep(sc.bwd, snBwdSmall, t0, sc.ntask(), 0)
 	for jb := (maxNS - 1) / snSBL * snSBL; len(large) > 0 && jb >= 0; jb -= snSBL {
 		t0 = sc.ntask()
-		var first, count []int
 		for _, k := range large {
-			c0 := int(sc.ntask() - t0)
 			if _, ns, F := s.Front(k); ns > jb {
 				// At least one group, even with no rows below the block
-				// (a root's last block): the last of them finishes the
-				// block when the solve fuses sn_btrsv into sn_bgemv. Each
-				// knows how many they are (task.z).
+				// (a root's last block): the last of them to finish
+				// solves the block's triangle. Each knows how many they
+				// are (task.z).
 				r0 := jb + min(snSBL, ns-jb)
 				nc := max(1, (F-r0+snRCH-1)/snRCH)
 				for c := 0; c < nc; c++ {
 					sc.add(k, c, nc)
 				}
 			}
-			first, count = append(first, c0), append(count, int(sc.ntask()-t0)-c0)
 		}
 		sc.maxPart = max(sc.maxPart, sc.ntask()-t0)
 		sc.bwd = appendStep(sc.bwd, snBwdGemv, t0, sc.ntask(), jb)
-		t0 = sc.ntask()
-		for i, k := range large {
-			if _, ns, _ := s.Front(k); ns > jb {
-				sc.add(k, first[i], count[i])
-			}
-		}
-		sc.bwd = appendStep(sc.bwd, snBwdTrsv, t0, sc.ntask(), jb)
 	}
 }
 
@@ -867,7 +856,7 @@ func (f *snFactor) workspace(nrhs int) error {
 func (f *snFactor) solveKernels() (map[string]*kernels.Kernel, error) {
 	var err error
 	ks := map[string]*kernels.Kernel{}
-	for _, name := range []string{"sn_forward", "sn_backward", "sn_ftrsv", "sn_fgemv", "sn_fdiag", "sn_bgemv", "sn_btrsv"} {
+	for _, name := range []string{"sn_forward", "sn_backward", "sn_ftrsv", "sn_fgemv", "sn_fdiag", "sn_bgemv"} {
 		if ks[name], err = f.kernel(name); err != nil {
 			return nil, err
 		}
@@ -908,7 +897,7 @@ func (f *snFactor) forwardSteps(nrhs int) error {
 						err = ks["sn_ftrsv"].Launch(glob, loc, f.tasks, t0, f.info, f.L, f.y, f.n, rh, st.k0, ldlt)
 					}
 				case snFwdGemv:
-					err = ks["sn_fgemv"].Launch(glob, loc, f.tasks, t0, f.info, f.L, f.y, f.v, f.n, ldv, rh, st.k0, ldlt, 1)
+					err = ks["sn_fgemv"].Launch(glob, loc, f.tasks, t0, f.info, f.L, f.y, f.v, f.n, ldv, rh, st.k0, ldlt)
 				case snFwdDiag:
 					if f.ldlt {
 						err = ks["sn_fdiag"].Launch(glob, loc, f.tasks, t0, f.info, f.L, f.y, f.n, rh)
@@ -936,9 +925,9 @@ func (f *snFactor) backwardSteps(nrhs int) error {
 	if f.ldlt {
 		ldlt = 1
 	}
-	// The last sn_bgemv group of each supernode finishes its block
-	// (sn_btrsv's work): they count themselves on cnt, zeroed here and
-	// left at zero by each last group.
+	// The last sn_bgemv group of each supernode finishes its block: they
+	// count themselves on cnt, zeroed here and left at zero by each last
+	// group.
 	if f.cnt == nil {
 		if f.cnt, err = f.dev.Alloc(int64(4 * max(f.sym.NS, 1))); err != nil {
 			return err
@@ -947,11 +936,8 @@ func (f *snFactor) backwardSteps(nrhs int) error {
 	if err := f.cnt.Fill(make([]byte, 4), 0, f.cnt.Size()); err != nil {
 		return err
 	}
-	names := []string{"bwd small", "bwd gemv", "bwd trsv"}
+	names := []string{"bwd small", "bwd gemv"}
 	for _, st := range f.sched.bwd {
-		if st.kind == snBwdTrsv {
-			continue // done by sn_bgemv's last groups
-		}
 		tk := time.Now()
 		glob, t0 := []int{int(st.count) * snSolveWG}, int(st.t0)
 		loc := []int{snSolveWG}
@@ -962,11 +948,7 @@ func (f *snFactor) backwardSteps(nrhs int) error {
 			// Each right-hand side has its own partial sums.
 			for rh := 0; rh < nrhs && err == nil; rh++ {
 				off := int64(rh) * snSBL * f.sched.maxPart
-				if st.kind == snBwdGemv {
-					err = ks["sn_bgemv"].Launch(glob, loc, f.tasks, t0, f.info, f.rows, f.L, f.y, f.n, rh, st.k0, f.part, off, ldlt, 1, f.cnt)
-				} else {
-					err = ks["sn_btrsv"].Launch(glob, loc, f.tasks, t0, f.info, f.L, f.y, f.n, rh, st.k0, ldlt, f.part, off)
-				}
+				err = ks["sn_bgemv"].Launch(glob, loc, f.tasks, t0, f.info, f.rows, f.L, f.y, f.n, rh, st.k0, f.part, off, ldlt, f.cnt)
 			}
 		}
 		if err != nil {
