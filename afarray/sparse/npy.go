@@ -456,7 +456,9 @@ func WriteNPY(w io.Writer, v []float64) error {
 }
 
 // openSized opens path for reading and returns its size, which the NumPy
-// readers check their headers against before allocating.
+// readers check their headers against before allocating, or -1 for what is
+// not a regular file (a pipe, /dev/stdin: its Stat size says nothing), which
+// the .npy reader then reads in chunks that grow as data arrive.
 func openSized(path string) (*os.File, int64, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -466,6 +468,9 @@ func openSized(path string) (*os.File, int64, error) {
 	if err != nil {
 		f.Close()
 		return nil, 0, err
+	}
+	if !st.Mode().IsRegular() {
+		return f, -1, nil
 	}
 	return f, st.Size(), nil
 }

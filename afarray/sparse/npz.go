@@ -42,6 +42,10 @@ func ReadNPZ(path string) (*COO, error) {
 		return nil, err
 	}
 	defer f.Close()
+	if size < 0 {
+		// A zip's directory lies at its end: no reading it from a pipe.
+		return nil, &ParseError{File: path, Msg: "not a regular file: an .npz archive is read by random access, not from a pipe", Err: ErrUnsupported}
+	}
 	return ReadNPZFrom(f, size, path)
 }
 
@@ -66,7 +70,9 @@ func ReadNPZFrom(r io.ReaderAt, size int64, name string) (*COO, error) {
 	}
 	c := &COO{Rows: int(rows), Cols: int(cols)}
 	if _, ok := z.members[npzSymmetricKey]; ok {
-		c.Symmetric = true
+		if c.Symmetric, err = z.flag(npzSymmetricKey); err != nil {
+			return nil, err
+		}
 	}
 	var keys [3]string
 	switch format {
@@ -214,6 +220,24 @@ func (z *npzArchive) shape() (rows, cols int64, err error) {
 	return int64(shape[0]), int64(shape[1]), nil
 }
 
+// flag reads a one-element boolean (or integer) member: true unless it
+// holds zero.
+func (z *npzArchive) flag(key string) (bool, error) {
+	a, rc, err := z.open(key)
+	if err != nil {
+		return false, err
+	}
+	defer rc.Close()
+	if (a.kind != 'b' && a.kind != 'i' && a.kind != 'u') || a.elems != 1 {
+		return false, &ParseError{File: z.name, Msg: fmt.Sprintf("%s has dtype %s shape %v, want one boolean", key, a.dtype, a.shape)}
+	}
+	raw, err := a.readRaw(rc)
+	if err != nil {
+		return false, err
+	}
+	return a.intAt(raw) != 0, nil
+}
+
 // checkNPZLengths checks the three arrays' lengths against each other and
 // the shape (major: the pointers' dimension of csr and csc).
 func checkNPZLengths(name, format string, arrs [3]*npyArray, rows, cols, major int64) error {
@@ -245,11 +269,11 @@ func readNPZArrays(c *COO, format string, arrs [3]*npyArray, rcs [3]io.ReadClose
 			case k == 0:
 				c.V, errs[k] = arrs[k].float64s(rcs[k])
 			case format == "coo" && k == 1:
-				idx[k], errs[k] = arrs[k].int32s(rcs[k], 0, max(rows-1, 0), "row")
+				idx[k], errs[k] = arrs[k].int32s(rcs[k], 0, rows-1, "row")
 			case format == "coo":
-				idx[k], errs[k] = arrs[k].int32s(rcs[k], 0, max(cols-1, 0), "col")
+				idx[k], errs[k] = arrs[k].int32s(rcs[k], 0, cols-1, "col")
 			case k == 1:
-				idx[k], errs[k] = arrs[k].int32s(rcs[k], 0, max(minor-1, 0), "indices")
+				idx[k], errs[k] = arrs[k].int32s(rcs[k], 0, minor-1, "indices")
 			default:
 				idx[k], errs[k] = arrs[k].int32s(rcs[k], 0, nnz, "indptr")
 			}

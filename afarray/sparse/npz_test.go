@@ -17,6 +17,7 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"github.com/sbinet/npyio/npy"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -325,5 +326,103 @@ func TestNPZLyingDeflatedSize(t *testing.T) {
 		if err != nil || got.Rows != 3 || !slices.Equal(got.V, c.V) || !slices.Equal(got.I, c.I) || !slices.Equal(got.J, c.J) {
 			t.Errorf("honest archive (deflate %v): %+v, %v", deflate, got, err)
 		}
+	}
+}
+
+// cooNPZ builds a COO .npz of the given shape and entries, with an
+// oclsolve_symmetric marker holding marker when it is not nil.
+func cooNPZ(t *testing.T, rows, cols int64, I, J []int64, V []float64, marker *bool) []byte {
+	t.Helper()
+	npyOf := func(v any) []byte {
+		var b bytes.Buffer
+		if err := npy.Write(&b, v); err != nil {
+			t.Fatal(err)
+		}
+		return b.Bytes()
+	}
+	members := []npzMember{{name: "format", npy: npyBytesScalar("coo").encode()}, {name: "shape", npy: npyOf([]int64{rows, cols})},
+		{name: "row", npy: npyOf(I)}, {name: "col", npy: npyOf(J)}, {name: "data", npy: npyOf(V)}}
+	if marker != nil {
+		members = append(members, npzMember{name: npzSymmetricKey, npy: npyOf([]bool{*marker})})
+	}
+	return buildNPZ(t, members...)
+}
+
+// TestNPZEmptyShapeIndices: a 0x0 (or 0-row, 0-column) shape has no valid
+// index, so any entry is refused; an empty 0x0 matrix reads.
+func TestNPZEmptyShapeIndices(t *testing.T) {
+	for _, s := range [][2]int64{{0, 0}, {0, 3}, {3, 0}} {
+		data := cooNPZ(t, s[0], s[1], []int64{0}, []int64{0}, []float64{1}, nil)
+		if c, err := ReadNPZFrom(bytes.NewReader(data), int64(len(data)), "empty.npz"); !errors.Is(err, ErrIndex) {
+			t.Errorf("shape %v with entry (0,0): %+v, err = %v, want ErrIndex", s, c, err)
+		}
+	}
+	data := cooNPZ(t, 0, 0, []int64{}, []int64{}, []float64{}, nil)
+	if c, err := ReadNPZFrom(bytes.NewReader(data), int64(len(data)), "empty.npz"); err != nil || c.Rows != 0 || len(c.V) != 0 {
+		t.Errorf("empty 0x0: %+v, %v", c, err)
+	}
+}
+
+// TestNPZSymmetricMarkerValue: the oclsolve_symmetric marker counts by its
+// value, not its presence.
+func TestNPZSymmetricMarkerValue(t *testing.T) {
+	yes, no := true, false
+	// An entry above the diagonal: fine in a general matrix, refused in
+	// one marked symmetric (lower triangle).
+	I, J, V := []int64{0, 0, 1}, []int64{0, 1, 1}, []float64{2, -1, 2}
+	for _, m := range []*bool{nil, &no} {
+		data := cooNPZ(t, 2, 2, I, J, V, m)
+		if c, err := ReadNPZFrom(bytes.NewReader(data), int64(len(data)), "general.npz"); err != nil || c.Symmetric {
+			t.Errorf("marker %v: %+v, %v, want a general matrix", m, c, err)
+		}
+	}
+	data := cooNPZ(t, 2, 2, I, J, V, &yes)
+	if _, err := ReadNPZFrom(bytes.NewReader(data), int64(len(data)), "upper.npz"); !errors.Is(err, ErrMalformed) {
+		t.Errorf("marked symmetric with an upper entry: err = %v", err)
+	}
+	data = cooNPZ(t, 2, 2, []int64{0, 1, 1}, []int64{0, 0, 1}, V, &yes)
+	if c, err := ReadNPZFrom(bytes.NewReader(data), int64(len(data)), "lower.npz"); err != nil || !c.Symmetric {
+		t.Errorf("marked symmetric, lower triangle: %+v, %v", c, err)
+	}
+}
+
+// TestNPYFromPipe: a .npy read by path from a pipe (whose Stat size is 0)
+// is read as a stream of unknown size; an .npz from a pipe is refused
+// with a reason.
+func TestNPYFromPipe(t *testing.T) {
+	x := make([]float64, npyChunk/8+3)
+	for i := range x {
+		x[i] = float64(i) / 3
+	}
+	var buf bytes.Buffer
+	if err := WriteNPY(&buf, x); err != nil {
+		t.Fatal(err)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Skip(err)
+	}
+	defer r.Close()
+	path := fmt.Sprintf("/dev/fd/%d", r.Fd())
+	if _, err := os.Stat(path); err != nil {
+		w.Close()
+		t.Skipf("no %s: %v", path, err)
+	}
+	go func() {
+		w.Write(buf.Bytes())
+		w.Close()
+	}()
+	got, err := ReadNPY(path)
+	if err != nil || !slices.Equal(got, x) {
+		t.Fatalf("piped .npy: %d values, %v", len(got), err)
+	}
+	r2, w2, err := os.Pipe()
+	if err != nil {
+		t.Skip(err)
+	}
+	defer r2.Close()
+	w2.Close()
+	if _, err := ReadNPZ(fmt.Sprintf("/dev/fd/%d", r2.Fd())); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("piped .npz: err = %v, want ErrUnsupported", err)
 	}
 }
