@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cosmos72/gomacro/fast"
+	"github.com/cosmos72/gomacro/go/types"
 	xr "github.com/cosmos72/gomacro/xreflect"
 )
 
@@ -26,17 +27,24 @@ import (
 // string constant correctly: solver.Method(string("cg")) works.
 //
 // So before a cell runs, namedStringLits finds the untyped string literals
-// whose type the context fixes to such a named type — a field, element or
-// key of a composite literal of a compiled type, the operand of a
-// conversion, the value of a var declaration with that type, the right side
-// of an assignment to a field of a variable whose type is known (a session
-// variable, or one the cell declares from a composite literal or with a
-// type), an argument of a package's function or of such a variable's
-// method — and rewrites each as a conversion of a typed constant through
-// an alias the session declares for the type: "cg" becomes
-// _oclsolveStr1(string("cg")), the same constant of the same type.
-// Elsewhere (an argument of a function value, a method of a call's result)
-// the typed constants (solver.MethodCG) serve.
+// whose type the context fixes to such a named type and rewrites each as a
+// conversion of a typed constant through an alias the session declares for
+// the type: "cg" becomes _oclsolveStr1(string("cg")), the same constant of
+// the same type. The contexts: a field, element or key of a composite
+// literal, the operand of a conversion, the value of a var declaration
+// with that type, the right side of an assignment (= or +=), an operand of
+// a comparison or of + whose other operand has the type (gomacro compares
+// them wrongly: x.Method == "cg" was false for "cg"), a case of a switch on
+// such a value, a map index, a value sent on a channel, a call argument
+// for a parameter of the type (the function's signature known from its
+// compiled or declared type) and a returned value of a function whose
+// results are declared with the type.
+//
+// Types come from the session (its variables, functions, constants and
+// imported packages) and from the cell itself, resolved scope by scope as
+// Go does: a name the cell declares shadows the session's, and one whose
+// type is not known here (declared from an expression not understood) is
+// left alone, never taken for the session's variable of that name.
 
 // strAliasPrefix names the aliases the session declares for named string
 // types.
@@ -57,22 +65,37 @@ func (e *Engine) fixNamedStringLits(src string) (out string) {
 	g := &e.ir.Comp.Globals
 	nodes := g.ParseBytes([]byte(src))
 	f := &litFixer{e: e, offset: func(p token.Pos) int { return g.Fileset.Position(p).Offset }, src: src}
-	local := e.localTypes(nodes)
+	top := &scope{}
+	// Types and functions declared at the cell's top level are visible in
+	// the whole cell, also before their declaration; functions' signatures
+	// may use the cell's types.
 	for _, n := range nodes {
-		ast.Inspect(n, func(n ast.Node) bool {
-			f.inspect(n, local)
-			return true
-		})
+		if d, ok := n.(*ast.GenDecl); ok {
+			for _, sp := range d.Specs {
+				if ts, ok := sp.(*ast.TypeSpec); ok {
+					top.declare(ts.Name, nil)
+				}
+			}
+		}
+	}
+	for _, n := range nodes {
+		if d, ok := n.(*ast.FuncDecl); ok && d.Recv == nil {
+			top.declare(d.Name, f.typeOf(d.Type, top))
+		}
+	}
+	for _, n := range nodes {
+		f.walk(n, top)
 	}
 	return f.apply()
 }
 
 // litFixer collects the rewrites of one cell's literals.
 type litFixer struct {
-	e      *Engine
-	offset func(token.Pos) int // in src
-	src    string
-	edits  []litEdit
+	e       *Engine
+	offset  func(token.Pos) int // in src
+	src     string
+	edits   []litEdit
+	results [][]xr.Type // of the enclosing function literals and declarations
 }
 
 // litEdit replaces src[off:end] by text.
@@ -81,76 +104,352 @@ type litEdit struct {
 	text     string
 }
 
-// localTypes returns the types of the cell's variables declared from a
-// composite literal or with a type, for assignments to their fields
-// (o.Method = "cg"): the cell has not compiled yet, so the interpreter
-// does not know them.
-func (e *Engine) localTypes(nodes []ast.Node) map[string]xr.Type {
-	local := map[string]xr.Type{}
-	for _, n := range nodes {
-		ast.Inspect(n, func(n ast.Node) bool {
-			switch n := n.(type) {
-			case *ast.AssignStmt:
-				if n.Tok == token.DEFINE && len(n.Lhs) == len(n.Rhs) {
-					for i, l := range n.Lhs {
-						if id, ok := l.(*ast.Ident); ok {
-							if t := e.litType(n.Rhs[i]); t != nil {
-								local[id.Name] = t
-							}
-						}
-					}
-				}
-			case *ast.ValueSpec:
-				if n.Type != nil {
-					if t := e.typeOf(n.Type); t != nil {
-						for _, id := range n.Names {
-							local[id.Name] = t
-						}
-					}
+// scope holds the names a block of the cell declares, with their types:
+// nil for a type name or a variable whose type is not known here.
+type scope struct {
+	outer *scope
+	names map[string]xr.Type
+}
+
+func (s *scope) child() *scope { return &scope{outer: s} }
+
+func (s *scope) declare(id *ast.Ident, t xr.Type) {
+	if id == nil || id.Name == "_" {
+		return
+	}
+	if s.names == nil {
+		s.names = map[string]xr.Type{}
+	}
+	s.names[id.Name] = t
+}
+
+// lookup returns the type of the cell's declaration of name, and whether
+// the cell declares it in s or an enclosing scope.
+func (s *scope) lookup(name string) (xr.Type, bool) {
+	for ; s != nil; s = s.outer {
+		if t, ok := s.names[name]; ok {
+			return t, true
+		}
+	}
+	return nil, false
+}
+
+// walk visits n in scope sc: it records the rewrites of n's literals and
+// declares the names n declares, in order, as Go resolves them.
+func (f *litFixer) walk(n ast.Node, sc *scope) {
+	if n == nil || reflect.ValueOf(n).IsNil() {
+		return
+	}
+	ast.Inspect(n, func(n ast.Node) bool {
+		if n == nil {
+			return false
+		}
+		return f.visit(n, sc)
+	})
+}
+
+// visit handles node n for walk; false when it walked n's children itself.
+func (f *litFixer) visit(n ast.Node, sc *scope) bool {
+	switch n := n.(type) {
+	case *ast.BlockStmt:
+		in := sc.child()
+		for _, s := range n.List {
+			f.walk(s, in)
+		}
+		return false
+	case *ast.FuncLit:
+		f.function(n.Type, nil, n.Body, sc)
+		return false
+	case *ast.FuncDecl:
+		f.function(n.Type, n.Recv, n.Body, sc)
+		return false
+	case *ast.IfStmt:
+		in := sc.child()
+		f.walk(n.Init, in)
+		f.walk(n.Cond, in)
+		f.walk(n.Body, in)
+		f.walk(n.Else, in)
+		return false
+	case *ast.ForStmt:
+		in := sc.child()
+		f.walk(n.Init, in)
+		f.walk(n.Cond, in)
+		f.walk(n.Post, in)
+		f.walk(n.Body, in)
+		return false
+	case *ast.RangeStmt:
+		f.walk(n.X, sc)
+		in := sc.child()
+		if n.Tok == token.DEFINE {
+			kt, vt := f.rangeTypes(f.exprType(n.X, sc))
+			if id, ok := n.Key.(*ast.Ident); ok {
+				in.declare(id, kt)
+			}
+			if id, ok := n.Value.(*ast.Ident); ok {
+				in.declare(id, vt)
+			}
+		} else {
+			f.walk(n.Key, sc)
+			f.walk(n.Value, sc)
+		}
+		f.walk(n.Body, in)
+		return false
+	case *ast.SwitchStmt:
+		in := sc.child()
+		f.walk(n.Init, in)
+		f.walk(n.Tag, in)
+		var tag xr.Type
+		if n.Tag != nil {
+			tag = f.exprType(n.Tag, in)
+		}
+		for _, s := range n.Body.List {
+			cc := s.(*ast.CaseClause)
+			for _, x := range cc.List {
+				if lit, ok := x.(*ast.BasicLit); ok {
+					f.fix(lit, tag)
+				} else {
+					f.walk(x, in)
 				}
 			}
-			return true
-		})
+			body := in.child()
+			for _, s := range cc.Body {
+				f.walk(s, body)
+			}
+		}
+		return false
+	case *ast.TypeSwitchStmt:
+		in := sc.child()
+		f.walk(n.Init, in)
+		var bound *ast.Ident
+		if as, ok := n.Assign.(*ast.AssignStmt); ok && as.Tok == token.DEFINE && len(as.Lhs) == 1 {
+			bound, _ = as.Lhs[0].(*ast.Ident)
+			for _, r := range as.Rhs {
+				f.walk(r, in)
+			}
+		} else {
+			f.walk(n.Assign, in)
+		}
+		for _, s := range n.Body.List {
+			cc := s.(*ast.CaseClause)
+			body := in.child()
+			var t xr.Type
+			if len(cc.List) == 1 {
+				t = f.typeOf(cc.List[0], in)
+			}
+			body.declare(bound, t)
+			for _, s := range cc.Body {
+				f.walk(s, body)
+			}
+		}
+		return false
+	case *ast.CommClause:
+		in := sc.child()
+		f.walk(n.Comm, in)
+		for _, s := range n.Body {
+			f.walk(s, in)
+		}
+		return false
+	case *ast.AssignStmt:
+		f.inspect(n, sc)
+		for _, r := range n.Rhs {
+			f.walk(r, sc)
+		}
+		if n.Tok != token.DEFINE {
+			for _, l := range n.Lhs {
+				f.walk(l, sc)
+			}
+			return false
+		}
+		types := f.valueTypes(n.Rhs, len(n.Lhs), sc)
+		for i, l := range n.Lhs {
+			if id, ok := l.(*ast.Ident); ok {
+				sc.declare(id, types[i])
+			}
+		}
+		return false
+	case *ast.ValueSpec:
+		f.inspect(n, sc)
+		for _, v := range n.Values {
+			f.walk(v, sc)
+		}
+		var types []xr.Type
+		if n.Type != nil {
+			t := f.typeOf(n.Type, sc)
+			types = make([]xr.Type, len(n.Names))
+			for i := range types {
+				types[i] = t
+			}
+		} else {
+			types = f.valueTypes(n.Values, len(n.Names), sc)
+		}
+		for i, id := range n.Names {
+			sc.declare(id, types[i])
+		}
+		return false
+	case *ast.TypeSpec:
+		sc.declare(n.Name, nil)
+		return false
 	}
-	return local
+	f.inspect(n, sc)
+	return true
+}
+
+// function walks a function's body in a scope with its receiver,
+// parameters and results, its result types known for its returns.
+func (f *litFixer) function(ft *ast.FuncType, recv *ast.FieldList, body *ast.BlockStmt, sc *scope) {
+	in := sc.child()
+	for _, fl := range []*ast.FieldList{recv, ft.Params, ft.Results} {
+		if fl == nil {
+			continue
+		}
+		for _, field := range fl.List {
+			var t xr.Type
+			if _, ok := field.Type.(*ast.Ellipsis); !ok {
+				t = f.typeOf(field.Type, sc)
+			}
+			for _, id := range field.Names {
+				in.declare(id, t)
+			}
+		}
+	}
+	var results []xr.Type
+	if ft.Results != nil {
+		for _, field := range ft.Results.List {
+			t := f.typeOf(field.Type, sc)
+			for range max(len(field.Names), 1) {
+				results = append(results, t)
+			}
+		}
+	}
+	f.results = append(f.results, results)
+	defer func() { f.results = f.results[:len(f.results)-1] }()
+	if body != nil {
+		for _, s := range body.List {
+			f.walk(s, in)
+		}
+	}
+}
+
+// valueTypes returns the types of n variables declared from values (nil
+// where not known).
+func (f *litFixer) valueTypes(values []ast.Expr, n int, sc *scope) []xr.Type {
+	types := make([]xr.Type, n)
+	switch {
+	case len(values) == n:
+		for i, v := range values {
+			types[i] = f.exprType(v, sc)
+		}
+	case len(values) == 1:
+		if call, ok := values[0].(*ast.CallExpr); ok {
+			if ft := f.exprType(call.Fun, sc); ft != nil && ft.Kind() == reflect.Func && ft.NumOut() == n {
+				for i := range types {
+					types[i] = ft.Out(i)
+				}
+			}
+		}
+	}
+	return types
+}
+
+// rangeTypes returns the types of a range loop's key and value over a
+// value of type t.
+func (f *litFixer) rangeTypes(t xr.Type) (key, val xr.Type) {
+	if t == nil {
+		return nil, nil
+	}
+	if t.Kind() == reflect.Ptr && t.Elem().Kind() == reflect.Array {
+		t = t.Elem()
+	}
+	u := f.e.ir.Comp.Universe
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		return u.BasicTypes[reflect.Int], t.Elem()
+	case reflect.Map:
+		return t.Key(), t.Elem()
+	case reflect.Chan:
+		return t.Elem(), nil
+	}
+	return nil, nil
 }
 
 // inspect finds the literals of node n whose type the context fixes.
-func (f *litFixer) inspect(n ast.Node, local map[string]xr.Type) {
-	e := f.e
+func (f *litFixer) inspect(n ast.Node, sc *scope) {
 	switch n := n.(type) {
 	case *ast.AssignStmt:
-		if n.Tok == token.ASSIGN && len(n.Lhs) == len(n.Rhs) {
+		if (n.Tok == token.ASSIGN || n.Tok == token.ADD_ASSIGN) && len(n.Lhs) == len(n.Rhs) {
 			for i, r := range n.Rhs {
 				if lit, ok := r.(*ast.BasicLit); ok {
-					f.fix(lit, e.exprType(n.Lhs[i], local))
+					f.fix(lit, f.exprType(n.Lhs[i], sc))
 				}
+			}
+		}
+	case *ast.BinaryExpr:
+		switch n.Op {
+		case token.EQL, token.NEQ, token.LSS, token.LEQ, token.GTR, token.GEQ, token.ADD:
+			if lit, ok := n.Y.(*ast.BasicLit); ok {
+				f.fix(lit, f.exprType(n.X, sc))
+			}
+			if lit, ok := n.X.(*ast.BasicLit); ok {
+				f.fix(lit, f.exprType(n.Y, sc))
 			}
 		}
 	case *ast.CompositeLit:
 		if n.Type != nil {
-			f.visitLit(n, e.typeOf(n.Type))
+			f.visitLit(n, f.typeOf(n.Type, sc))
 		}
 	case *ast.CallExpr:
-		if !hasStringLit(n.Args) {
-			break
-		}
 		if len(n.Args) == 1 && looksLikeType(n.Fun) {
-			if t := e.typeOf(n.Fun); t != nil { // a conversion
-				f.fix(n.Args[0].(*ast.BasicLit), t)
-				break
+			if t := f.typeOf(n.Fun, sc); t != nil {
+				if lit, ok := n.Args[0].(*ast.BasicLit); ok {
+					f.fix(lit, t)
+				}
+				return
 			}
 		}
-		if ft, recv := e.funcType(n.Fun, local); ft != nil {
-			for i, a := range n.Args {
-				if lit, ok := a.(*ast.BasicLit); ok {
-					f.fix(lit, paramType(ft, recv+i))
+		ft := f.exprType(n.Fun, sc)
+		if ft == nil || ft.Kind() != reflect.Func {
+			return
+		}
+		for i, a := range n.Args {
+			lit, ok := a.(*ast.BasicLit)
+			if !ok {
+				continue
+			}
+			switch last := ft.NumIn() - 1; {
+			case ft.IsVariadic() && i >= last:
+				if !n.Ellipsis.IsValid() {
+					f.fix(lit, ft.In(last).Elem())
+				}
+			case i <= last:
+				f.fix(lit, ft.In(i))
+			}
+		}
+	case *ast.IndexExpr:
+		if lit, ok := n.Index.(*ast.BasicLit); ok {
+			if t := f.exprType(n.X, sc); t != nil && t.Kind() == reflect.Map {
+				f.fix(lit, t.Key())
+			}
+		}
+	case *ast.SendStmt:
+		if lit, ok := n.Value.(*ast.BasicLit); ok {
+			if t := f.exprType(n.Chan, sc); t != nil && t.Kind() == reflect.Chan {
+				f.fix(lit, t.Elem())
+			}
+		}
+	case *ast.ReturnStmt:
+		if len(f.results) == 0 {
+			return
+		}
+		if results := f.results[len(f.results)-1]; len(results) == len(n.Results) {
+			for i, r := range n.Results {
+				if lit, ok := r.(*ast.BasicLit); ok {
+					f.fix(lit, results[i])
 				}
 			}
 		}
 	case *ast.ValueSpec:
 		if n.Type != nil {
-			t := e.typeOf(n.Type)
+			t := f.typeOf(n.Type, sc)
 			for _, v := range n.Values {
 				f.value(v, t)
 			}
@@ -167,6 +466,11 @@ func (f *litFixer) fix(lit *ast.BasicLit, t xr.Type) {
 	end := off + len(lit.Value)
 	if off < 0 || end > len(f.src) || f.src[off:end] != lit.Value {
 		return
+	}
+	for _, ed := range f.edits {
+		if ed.off == off {
+			return // reached twice (a composite literal's element)
+		}
 	}
 	f.edits = append(f.edits, litEdit{off, end, fmt.Sprintf("%s(string(%s))", f.e.strAlias(t), lit.Value)})
 }
@@ -242,60 +546,78 @@ func (f *litFixer) apply() string {
 	return out
 }
 
-// litType is the type of a composite literal T{...} or &T{...}, nil for
-// any other expression.
-func (e *Engine) litType(x ast.Expr) xr.Type {
-	ptr := false
-	if u, ok := x.(*ast.UnaryExpr); ok && u.Op == token.AND {
-		x, ptr = u.X, true
-	}
-	cl, ok := x.(*ast.CompositeLit)
-	if !ok || cl.Type == nil {
-		return nil
-	}
-	t := e.typeOf(cl.Type)
-	if t != nil && ptr {
-		t = e.ir.Comp.Universe.PtrTo(t)
-	}
-	return t
-}
-
-// exprType is the type of an assignment's left side made of variables,
-// fields and index expressions: a variable of the cell (local) or of the
-// session, nil when unknown.
-func (e *Engine) exprType(x ast.Expr, local map[string]xr.Type) (t xr.Type) {
+// exprType is the type of expression x in scope sc, nil when not known
+// here: x's names resolve to the cell's declarations first, then to the
+// session's variables, functions, constants and packages.
+func (f *litFixer) exprType(x ast.Expr, sc *scope) (t xr.Type) {
 	defer func() {
 		if recover() != nil {
 			t = nil
 		}
 	}()
+	e := f.e
 	switch x := x.(type) {
 	case *ast.Ident:
-		if t, ok := local[x.Name]; ok {
+		if t, ok := sc.lookup(x.Name); ok {
 			return t
 		}
-		if sym := e.ir.Comp.TryResolve(x.Name); sym != nil && (sym.Desc.Class() == fast.VarBind || sym.Desc.Class() == fast.IntBind) {
-			return sym.Type
-		}
-	case *ast.ParenExpr:
-		return e.exprType(x.X, local)
-	case *ast.StarExpr:
-		if t := e.exprType(x.X, local); t != nil && t.Kind() == reflect.Ptr {
-			return t.Elem()
-		}
-	case *ast.SelectorExpr:
-		t := e.exprType(x.X, local)
-		for t != nil && t.Kind() == reflect.Ptr {
-			t = t.Elem()
-		}
-		if t != nil && t.Kind() == reflect.Struct {
-			if f, n := t.FieldByName(x.Sel.Name, ""); n == 1 {
-				return f.Type
+		if sym := e.ir.Comp.TryResolve(x.Name); sym != nil && !sym.Untyped() {
+			switch sym.Desc.Class() {
+			case fast.VarBind, fast.IntBind, fast.FuncBind:
+				return sym.Type
+			case fast.ConstBind:
+				if _, imp := sym.Value.(*fast.Import); !imp {
+					return sym.Type
+				}
 			}
 		}
+	case *ast.ParenExpr:
+		return f.exprType(x.X, sc)
+	case *ast.StarExpr:
+		if t := f.exprType(x.X, sc); t != nil && t.Kind() == reflect.Ptr {
+			return t.Elem()
+		}
+	case *ast.UnaryExpr:
+		t := f.exprType(x.X, sc)
+		switch {
+		case t == nil:
+		case x.Op == token.AND:
+			return e.ir.Comp.Universe.PtrTo(t)
+		case x.Op == token.ARROW:
+			if t.Kind() == reflect.Chan {
+				return t.Elem()
+			}
+		default:
+			return t
+		}
+	case *ast.BinaryExpr:
+		switch x.Op {
+		case token.EQL, token.NEQ, token.LSS, token.LEQ, token.GTR, token.GEQ, token.LAND, token.LOR:
+			return nil // bool, possibly untyped
+		case token.SHL, token.SHR:
+			return f.exprType(x.X, sc)
+		}
+		if t := f.exprType(x.X, sc); t != nil {
+			return t
+		}
+		return f.exprType(x.Y, sc)
+	case *ast.SelectorExpr:
+		if id, ok := x.X.(*ast.Ident); ok {
+			if _, local := sc.lookup(id.Name); !local {
+				if sym := e.ir.Comp.TryResolve(id.Name); sym != nil && sym.Desc.Class() == fast.ConstBind {
+					if imp, ok := sym.Value.(*fast.Import); ok {
+						if b, ok := imp.Binds[x.Sel.Name]; ok && !b.Untyped() {
+							return b.Type
+						}
+						return nil
+					}
+				}
+			}
+		}
+		return f.memberType(f.exprType(x.X, sc), x.Sel.Name)
 	case *ast.IndexExpr:
-		t := e.exprType(x.X, local)
-		for t != nil && t.Kind() == reflect.Ptr {
+		t := f.exprType(x.X, sc)
+		if t != nil && t.Kind() == reflect.Ptr && t.Elem().Kind() == reflect.Array {
 			t = t.Elem()
 		}
 		if t != nil {
@@ -304,72 +626,64 @@ func (e *Engine) exprType(x ast.Expr, local map[string]xr.Type) (t xr.Type) {
 				return t.Elem()
 			}
 		}
+	case *ast.SliceExpr:
+		return f.exprType(x.X, sc)
+	case *ast.CallExpr:
+		if looksLikeType(x.Fun) {
+			if t := f.typeOf(x.Fun, sc); t != nil {
+				return t // a conversion
+			}
+		}
+		if id, ok := x.Fun.(*ast.Ident); ok && len(x.Args) > 0 {
+			if _, local := sc.lookup(id.Name); !local {
+				switch id.Name {
+				case "make":
+					return f.typeOf(x.Args[0], sc)
+				case "new":
+					if t := f.typeOf(x.Args[0], sc); t != nil {
+						return e.ir.Comp.Universe.PtrTo(t)
+					}
+					return nil
+				}
+			}
+		}
+		if ft := f.exprType(x.Fun, sc); ft != nil && ft.Kind() == reflect.Func && ft.NumOut() == 1 {
+			return ft.Out(0)
+		}
+	case *ast.CompositeLit:
+		if x.Type != nil {
+			return f.typeOf(x.Type, sc)
+		}
+	case *ast.FuncLit:
+		return f.typeOf(x.Type, sc)
+	case *ast.TypeAssertExpr:
+		if x.Type != nil {
+			return f.typeOf(x.Type, sc)
+		}
 	}
 	return nil
 }
 
-// hasStringLit reports whether a call has a string literal argument.
-func hasStringLit(args []ast.Expr) bool {
-	for _, a := range args {
-		if lit, ok := a.(*ast.BasicLit); ok && lit.Kind == token.STRING {
-			return true
+// memberType is the type of field or method name of a value of type t.
+func (f *litFixer) memberType(t xr.Type, name string) xr.Type {
+	if t == nil {
+		return nil
+	}
+	pt := t
+	if t.Kind() == reflect.Ptr {
+		t = t.Elem()
+	} else if t.Kind() != reflect.Interface {
+		pt = f.e.ir.Comp.Universe.PtrTo(t)
+	}
+	if t.Kind() == reflect.Struct {
+		if fl, n := t.FieldByName(name, ""); n == 1 {
+			return fl.Type
 		}
 	}
-	return false
-}
-
-// funcType returns the type of a called function: a package's function
-// (compiled alone: a selector compiles to a constant, nothing runs) or a
-// method of a variable whose type exprType knows; recv is 1 when the type's
-// first parameter is the method's receiver.
-func (e *Engine) funcType(fun ast.Expr, local map[string]xr.Type) (ft xr.Type, recv int) {
-	defer func() {
-		if recover() != nil {
-			ft, recv = nil, 0
+	for _, mt := range []xr.Type{t, pt} {
+		if m, n := mt.MethodByName(name, ""); n == 1 {
+			return f.methodValueType(m.Type)
 		}
-	}()
-	sel, ok := fun.(*ast.SelectorExpr)
-	if !ok {
-		return nil, 0
-	}
-	if t := e.exprType(sel.X, local); t != nil {
-		for _, t := range []xr.Type{t, e.ir.Comp.Universe.PtrTo(t)} {
-			if m, n := t.MethodByName(sel.Sel.Name, ""); n == 1 && m.Type != nil {
-				if m.Type.IsMethod() {
-					return m.Type, 1
-				}
-				return m.Type, 0
-			}
-		}
-		return nil, 0
-	}
-	id, ok := sel.X.(*ast.Ident)
-	if !ok || local[id.Name] != nil {
-		return nil, 0
-	}
-	if sym := e.ir.Comp.TryResolve(id.Name); sym != nil && (sym.Desc.Class() == fast.VarBind || sym.Desc.Class() == fast.IntBind) {
-		return nil, 0 // a variable of a type exprType does not know
-	}
-	g := &e.ir.Comp.Globals
-	so, se := g.Stdout, g.Stderr
-	g.Stdout, g.Stderr = discard{}, discard{}
-	defer func() { g.Stdout, g.Stderr = so, se }()
-	if x := e.ir.Comp.Expr1(sel, nil); x != nil && x.Type != nil && x.Type.Kind() == reflect.Func {
-		return x.Type, 0
-	}
-	return nil, 0
-}
-
-// paramType is the type of argument i of a call of a function of type ft
-// (the element type for the arguments of a variadic parameter), nil past
-// the end.
-func paramType(ft xr.Type, i int) xr.Type {
-	n := ft.NumIn()
-	switch {
-	case ft.IsVariadic() && i >= n-1:
-		return ft.In(n - 1).Elem()
-	case i < n:
-		return ft.In(i)
 	}
 	return nil
 }
@@ -397,6 +711,61 @@ func looksLikeType(x ast.Expr) bool {
 		return looksLikeType(x.X)
 	}
 	return false
+}
+
+// methodValueType is the type of a method value: method type mt without
+// its receiver, which xreflect counts as the first parameter.
+func (f *litFixer) methodValueType(mt xr.Type) xr.Type {
+	if mt == nil || mt.Kind() != reflect.Func {
+		return nil
+	}
+	sig, ok := mt.GoType().Underlying().(*types.Signature)
+	if !ok || sig.Recv() == nil || mt.NumIn() == 0 {
+		return mt
+	}
+	in := make([]xr.Type, mt.NumIn()-1)
+	for i := range in {
+		in[i] = mt.In(i + 1)
+	}
+	out := make([]xr.Type, mt.NumOut())
+	for i := range out {
+		out[i] = mt.Out(i)
+	}
+	return f.e.ir.Comp.Universe.FuncOf(in, out, mt.IsVariadic())
+}
+
+// typeOf is the type type expression x denotes in scope sc: nil when x
+// names something the cell declares (a variable named like a package, a
+// type declared in the cell), which the session cannot know.
+func (f *litFixer) typeOf(x ast.Expr, sc *scope) xr.Type {
+	if mentionsLocal(x, sc) {
+		return nil
+	}
+	return f.e.typeOf(x)
+}
+
+// mentionsLocal reports whether type expression x refers to a name the
+// cell declares in scope sc.
+func mentionsLocal(x ast.Expr, sc *scope) bool {
+	found := false
+	var visit func(n ast.Node) bool
+	visit = func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.Ident:
+			if _, ok := sc.lookup(n.Name); ok {
+				found = true
+			}
+		case *ast.SelectorExpr: // pkg.Name: only pkg can be the cell's
+			ast.Inspect(n.X, visit)
+			return false
+		case *ast.Field: // a field's or parameter's name is not a reference
+			ast.Inspect(n.Type, visit)
+			return false
+		}
+		return !found
+	}
+	ast.Inspect(x, visit)
+	return found
 }
 
 // typeOf compiles a type expression, or returns nil when x is not a type

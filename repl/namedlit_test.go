@@ -12,6 +12,7 @@ func TestNamedStringLiterals(t *testing.T) {
 	e, _, _ := newTestEngine(t)
 	eval(t, e, `a1, err := sparse.ReadFile("../../shared/matrices/bcsstk01.mtx")`)
 	eval(t, e, `import "errors"`)
+	eval(t, e, "type MT struct{}\nfunc (MT) Twice(m solver.Method, ms ...solver.Method) int { return len(ms) + len(m) }")
 	for _, c := range []struct{ src, want, typ string }{
 		{`o := solver.Options{Method: "cg"}; o.Method`, "cg", "solver.Method"},
 		{"var m solver.Method = `ldlt`; m", "ldlt", "solver.Method"},
@@ -31,6 +32,28 @@ func TestNamedStringLiterals(t *testing.T) {
 		{`perm, used, err := sparse.Order(a1, "rcm"); used`, "rcm", "sparse.Ordering"},
 		{`var f solver.SKSCholesky; f.Factorize(nil, "thesis") != nil`, "true", "bool"},
 		{`errors.New("plain") != nil`, "true", "bool"},
+		// Comparisons, +, switch cases, map indexes: gomacro compared the
+		// untyped constant wrongly (x.Method == "cg" was false).
+		{`x := solver.Options{Method: solver.MethodCG}; x.Method == "cg"`, "true", "bool"},
+		{`x.Method != "cg"`, "false", "bool"},
+		{`x.Method < "d"`, "true", "bool"},
+		{`x.Method >= "d" || "cg" != x.Method`, "false", "bool"},
+		{`var mm solver.Method = "cg"; mm == "cg"`, "true", "bool"},
+		{`sw := ""; switch x.Method { case "gj": sw = "gj"; case "cg": sw = "yes"; default: sw = "no" }; sw`, "yes", "string"},
+		{`sw2 := ""; switch m := x.Method; m { case "cg", "gj": sw2 = "yes" }; sw2`, "yes", "string"},
+		{`solver.MethodCG == "cg"`, "true", "bool"},
+		{`x.Method + "-x" == "cg-x"`, "true", "bool"},
+		{`x.Method + "2"`, "cg2", "solver.Method"},
+		{`mi := map[solver.Method]int{"cg": 1}; mv := mi["cg"]; mv`, "1", "int"},
+		// Call arguments (compiled functions, the cell's functions and
+		// interpreted methods) and returned values.
+		{`_, used2, _ := sparse.Order(a1, "natural"); used2`, "natural", "sparse.Ordering"},
+		{`func idm(m solver.Method) solver.Method { return m }; idm("gj")`, "gj", "solver.Method"},
+		{`func pick(b bool) (solver.Method, error) { if b { return "cg", nil }; return "gj", nil }; pm, _ := pick(true); pm`, "cg", "solver.Method"},
+		{`pf := func() solver.Format { return "sks" }; pf()`, "sks", "solver.Format"},
+		{`MT{}.Twice("cg", "gj", "ldlt")`, "4", "int"},
+		{`mt := MT{}; mt.Twice("cg")`, "2", "int"},
+		{`mch := make(chan solver.Method, 1); mch <- "cg"; cv := <-mch; cv`, "cg", "solver.Method"},
 		// Interpreted named types and plain strings are left as they are.
 		{`type T string; type S struct{ A T }; S{A: "x"}.A`, "x", "T"},
 		{`s := "plain"; s`, "plain", "string"},
@@ -57,5 +80,33 @@ func TestNamedStringLiterals(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "nil pointer") {
 		t.Fatalf("nil dereference: %v", err)
+	}
+}
+
+// The rewrite resolves names as Go does, scope by scope: a name the cell
+// declares shadows the session's, a variable named like a package is not
+// the package.
+func TestNamedStringLiteralsScopes(t *testing.T) {
+	e, _, _ := newTestEngine(t)
+	eval(t, e, `o := solver.Options{}`)
+	for _, c := range []struct{ src, want, typ string }{
+		// The cell redeclares o with a type it cannot know here.
+		{`o := func() struct{ Method string } { return struct{ Method string }{} }(); o.Method = "cg"; o.Method`, "cg", "string"},
+		{`o = struct{ Method string }{}; p := solver.Options{}; p.Method = "cg"; { p := struct{ Method string }{}; p.Method = "x"; _ = p }; p.Method`, "cg", "solver.Method"},
+		{`q := solver.Options{}; n := func() int { q := struct{ Method string }{}; q.Method = "x"; return len(q.Method) }(); q.Method = "gj"; string(q.Method) + fmt.Sprint(n)`, "gj1", "string"},
+		{`r := 0; for _, x := range []struct{ Method string }{{"a"}} { x.Method = "cg"; r += len(x.Method) }; r`, "2", "int"},
+		{`func f(o struct{ Method string }) string { o.Method = "cg"; return o.Method }; f(struct{ Method string }{})`, "cg", "string"},
+		// A variable named like a package.
+		{`n := func() int { solver := struct{ Method func(string) int }{Method: func(s string) int { return len(s) }}; return solver.Method("cg") }(); n`, "2", "int"},
+		{`solver := struct{ Method func(string) int }{Method: func(s string) int { return len(s) + 1 }}; solver.Method("cg")`, "3", "int"},
+	} {
+		res, err := e.Eval(c.src)
+		if err != nil {
+			t.Errorf("%s: %v", c.src, err)
+			continue
+		}
+		if len(res.Values) != 1 || fmt.Sprint(res.Values[0]) != c.want || !strings.Contains(res.Types[0], c.typ) {
+			t.Errorf("%s = %v %v, want %s of type %s", c.src, res.Values, res.Types, c.want, c.typ)
+		}
 	}
 }
