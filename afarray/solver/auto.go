@@ -22,7 +22,9 @@ import (
 // Cholesky meets a non-positive pivot (symmetric indefinite), and dense LU
 // with partial pivoting (package gauss) for a matrix that is not symmetric
 // or when LDLᵀ meets a zero pivot. Report.Choice says what was chosen and
-// why.
+// why. With several Options.Devices the Cholesky and LDLᵀ are the
+// supernodal ones spread over them, and dense LU, which runs on one
+// device, runs on the first (Choice says so).
 
 // MethodLU is the method name reports give for a dense LU solve with
 // partial pivoting, which the automatic choice uses for general matrices.
@@ -71,6 +73,11 @@ func runAuto(a *sparse.COO, b []float64, opts Options) ([]float64, *Report, erro
 			return nil, nil, err
 		}
 	}
+	if len(opts.Devices) > 1 {
+		if err := checkDevices("Run", opts.Devices); err != nil {
+			return nil, nil, err
+		}
+	}
 	if !symmetric {
 		return runLU(a, b, opts, "not symmetric: dense LU with partial pivoting")
 	}
@@ -85,10 +92,15 @@ func runAuto(a *sparse.COO, b []float64, opts Options) ([]float64, *Report, erro
 		return x, rep, err
 	}
 	why := err.Error()
+	// LDLᵀ on sks runs on one device; on several, the supernodal LDLᵀ
+	// (the multi-device one) takes its place.
 	o.Method, o.Format, o.Variant = MethodLDLT, FormatSKS, Fast
+	if len(opts.Devices) > 1 {
+		o.Format = FormatSupernodal
+	}
 	x, rep, err = Run(a, b, o)
 	if rep != nil {
-		rep.Choice = "symmetric indefinite (Cholesky: " + why + "): ldlt on sks, fast"
+		rep.Choice = fmt.Sprintf("symmetric indefinite (Cholesky: %s): ldlt on %s, fast", why, o.Format)
 	}
 	if !errors.Is(err, ErrZeroPivot) {
 		return x, rep, err
@@ -107,6 +119,13 @@ func runLU(a *sparse.COO, b []float64, opts Options, why string) ([]float64, *Re
 			ErrUnknown, why, n, denseLimit)
 	}
 	dev := opts.Device
+	if dev == nil && len(opts.Devices) > 0 {
+		// Dense LU runs on one device: the first of the list.
+		dev = opts.Devices[0]
+		if len(opts.Devices) > 1 {
+			why += fmt.Sprintf(" on the first device (%s) of %d: LU runs on one", dev.Label(), len(opts.Devices))
+		}
+	}
 	if dev == nil {
 		var err error
 		if dev, err = afarray.CurrentDevice(); err != nil {

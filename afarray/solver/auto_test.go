@@ -15,7 +15,13 @@ import (
 // with gonum's dense LU solution of the same system.
 func autoCheck(t *testing.T, a *sparse.COO, wantChoice string) *Report {
 	t.Helper()
-	x, rep, err := Solve(a, nil)
+	return autoCheckOn(t, a, Options{}, wantChoice)
+}
+
+// autoCheckOn is autoCheck through Run with opts (devices).
+func autoCheckOn(t *testing.T, a *sparse.COO, opts Options, wantChoice string) *Report {
+	t.Helper()
+	x, rep, err := Run(a, nil, opts)
 	if err != nil {
 		t.Fatalf("Solve: %v", err)
 	}
@@ -82,5 +88,27 @@ func TestSolveChoosesTheMethod(t *testing.T) {
 	}
 	if _, _, err := Solve(nil, nil); !errors.Is(err, ErrShape) {
 		t.Errorf("nil matrix: %v", err)
+	}
+}
+
+// With several devices the automatic choice stays on methods that run on
+// them: an indefinite matrix falls back to the supernodal LDLᵀ spread over
+// the devices (LDLᵀ on sks runs on one device and refused the list), and
+// dense LU, which runs on one device, runs on the first and says so.
+func TestSolveChoosesTheMethodOnDevices(t *testing.T) {
+	devs := multiTestParts(t, 2)
+	opts := Options{Devices: devs}
+	if rep := autoCheckOn(t, denseTestLoad(t, "bcsstk01"), opts, "positive definite"); rep.Method != MethodCholesky || len(rep.Shares) != 2 {
+		t.Errorf("SPD on two devices: %s/%s, %d shares", rep.Method, rep.Format, len(rep.Shares))
+	}
+	ind := &sparse.COO{Rows: 3, Cols: 3, Symmetric: true,
+		I: []int32{0, 1, 1, 2, 2}, J: []int32{0, 0, 1, 1, 2}, V: []float64{1, 2, 1, 1, 3}}
+	if rep := autoCheckOn(t, ind, opts, "ldlt on supernodal"); rep.Method != MethodLDLT || rep.Format != FormatSupernodal || len(rep.Shares) != 2 {
+		t.Errorf("indefinite on two devices: %s/%s, %d shares", rep.Method, rep.Format, len(rep.Shares))
+	}
+	gen := &sparse.COO{Rows: 3, Cols: 3,
+		I: []int32{1, 0, 2, 1, 2, 0}, J: []int32{0, 1, 1, 1, 2, 2}, V: []float64{4, 2, 1, 3, 5, -1}}
+	if rep := autoCheckOn(t, gen, opts, "on the first device"); rep.Method != MethodLU {
+		t.Errorf("general on two devices: %s", rep.Method)
 	}
 }

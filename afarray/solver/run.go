@@ -38,8 +38,10 @@ type Options struct {
 	Device *kernels.Device
 	// Devices, when it holds more than one device, spreads the solve over
 	// them (kernels.SelectDevices reads a list such as "all" or "0,1");
-	// only the entries MultiDevice lists can (cg on csc, fast: CGMulti).
-	// One device is the same as Device.
+	// only the entries MultiDevice lists can (cg on csc: CGMulti; cholesky
+	// and ldlt on supernodal). A nil or repeated device is ErrDevice. The
+	// automatic choice (empty Method) keeps to those and runs dense LU on
+	// the first device. One device is the same as Device.
 	Devices []*kernels.Device
 	// Build says where the storage format is built. BuildAuto (the
 	// default) builds it on the device when the device is a GPU, so that
