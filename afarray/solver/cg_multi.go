@@ -2,12 +2,10 @@ package solver
 
 import (
 	_ "embed"
-	"errors"
 	"fmt"
 	"math"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/oclsolve/oclsolve/afarray/sparse"
@@ -611,33 +609,9 @@ var mcgSerial bool
 // in device order. So the devices' round trips overlap instead of adding
 // up.
 func mcgIterate(parts []*mcgPart, n int, tol float64, maxIter int, jacobi bool) ([]float64, *CGResult, error) {
-	jac := 0
-	if jacobi {
-		jac = 1
-	}
+	jac := boolArg(jacobi)
 	track := newMCGTrack(parts, tol)
-	errs := make([]error, len(parts))
-	// onAll runs f on every part concurrently and returns the first error.
-	onAll := func(f func(p *mcgPart) error) error {
-		if len(parts) == 1 || mcgSerial {
-			for _, p := range parts {
-				if err := f(p); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-		var wg sync.WaitGroup
-		for i, p := range parts {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				errs[i] = f(p)
-			}()
-		}
-		wg.Wait()
-		return errors.Join(errs...)
-	}
+	onAll := func(f func(p *mcgPart) error) error { return mcgOnAll(parts, f) }
 	lm := func(p *mcgPart) kernels.Local { return kernels.Local(8 * p.local) }
 	// gatherRead launches the gather of z's send values and reads the r'z
 	// and r'r partials with them.
@@ -835,17 +809,7 @@ func mcgOnAll(parts []*mcgPart, f func(p *mcgPart) error) error {
 		}
 		return nil
 	}
-	errs := make([]error, len(parts))
-	var wg sync.WaitGroup
-	for i, p := range parts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = f(p)
-		}()
-	}
-	wg.Wait()
-	return errors.Join(errs...)
+	return onDevices(len(parts), func(d int) error { return f(parts[d]) })
 }
 
 // mcgIterate1 runs Chronopoulos and Gear's form of (preconditioned) CG,
@@ -860,10 +824,7 @@ func mcgOnAll(parts []*mcgPart, f func(p *mcgPart) error) error {
 // without waiting (cg_multi.cl). In exact arithmetic it is CG; in floating
 // point its iterations follow CG's closely (the tests compare counts).
 func mcgIterate1(parts []*mcgPart, n int, tol float64, maxIter int, jacobi bool) ([]float64, *CGResult, error) {
-	jac := 0
-	if jacobi {
-		jac = 1
-	}
+	jac := boolArg(jacobi)
 	track := newMCGTrack(parts, tol)
 	lm := func(p *mcgPart) kernels.Local { return kernels.Local(8 * p.local) }
 	// product launches w = A u and reads the partials with w's send values.
