@@ -32,31 +32,27 @@ BIN_PETSC := bin/oclsolve-petsc
 
 all: build
 
-# deps installs the OpenCL runtime if any package is missing.
-deps:
-	@missing=""; for p in $(APT_OPENCL); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+# apt_install installs the Debian packages of the list $(1) that are not
+# installed yet, naming them ($(2): what for, shown after "packages").
+define apt_install
+	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
-		echo "make: installing Debian packages:$$missing"; \
+		echo "make: installing Debian packages$(2):$$missing"; \
 		SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 		$$SUDO apt-get $(APT_LOCK) update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get $(APT_LOCK) install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
+endef
+
+# deps installs the OpenCL runtime if any package is missing.
+deps:
+	$(call apt_install,$(APT_OPENCL),)
 	@mkdir -p $(POCL_CACHE_DIR)
 
 deps-test: deps
-	@missing=""; for p in $(APT_TEST); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
-	if [ -n "$$missing" ]; then \
-		echo "make: installing Debian packages:$$missing"; \
-		SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
-		$$SUDO apt-get $(APT_LOCK) update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get $(APT_LOCK) install -y -qq --no-install-recommends $$missing >/dev/null; \
-	fi
+	$(call apt_install,$(APT_TEST),)
 
 deps-petsc: deps
-	@missing=""; for p in $(APT_PETSC); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
-	if [ -n "$$missing" ]; then \
-		echo "make: installing Debian packages (PETSc engine):$$missing"; \
-		SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
-		$$SUDO apt-get $(APT_LOCK) update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get $(APT_LOCK) install -y -qq --no-install-recommends $$missing >/dev/null; \
-	fi
+	$(call apt_install,$(APT_PETSC), (PETSc engine))
 
 # gomod downloads the pinned Go modules that the module cache lacks and names
 # each one it fetches (go mod download -x logs every fetch as "# get URL").
