@@ -96,26 +96,22 @@ func (a *Array) Float64s() ([]float64, error) {
 
 // Float32s returns the elements as float32 (see Float64s). It requires a
 // float32 array.
-func (a *Array) Float32s() ([]float32, error) {
-	if a.dtype != Float32 {
-		return nil, fmt.Errorf("%w: Float32s of a %s array", ErrDType, a.dtype)
-	}
-	if err := a.sync(); err != nil {
-		return nil, err
-	}
-	return append([]float32(nil), a.host.([]float32)...), nil
-}
+func (a *Array) Float32s() ([]float32, error) { return hostCopy[float32](a, Float32, "Float32s") }
 
 // Int32s returns the elements as int32 (see Float64s). It requires an int32
 // array.
-func (a *Array) Int32s() ([]int32, error) {
-	if a.dtype != Int32 {
-		return nil, fmt.Errorf("%w: Int32s of a %s array", ErrDType, a.dtype)
+func (a *Array) Int32s() ([]int32, error) { return hostCopy[int32](a, Int32, "Int32s") }
+
+// hostCopy returns a copy of the elements of an array of dtype dt (T's),
+// or ErrDType naming op.
+func hostCopy[T any](a *Array, dt DType, op string) ([]T, error) {
+	if a.dtype != dt {
+		return nil, fmt.Errorf("%w: %s of a %s array", ErrDType, op, a.dtype)
 	}
 	if err := a.sync(); err != nil {
 		return nil, err
 	}
-	return append([]int32(nil), a.host.([]int32)...), nil
+	return append([]T(nil), a.host.([]T)...), nil
 }
 
 // Scalar returns the single element of a 1-element array.

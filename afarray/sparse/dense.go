@@ -81,40 +81,16 @@ func (a *CSR) ToSymDense() (*mat.SymDense, error) {
 }
 
 // ToDense returns the symmetric matrix a as a dense matrix.
-func (a *CSC) ToDense() (*mat.Dense, error) {
-	s, err := a.ToSymDense()
-	if err != nil {
-		return nil, err
-	}
-	return mat.DenseCopyOf(s), nil
-}
+func (a *CSC) ToDense() (*mat.Dense, error) { return denseOfSym(a.ToSymDense()) }
 
 // ToSymDense returns a as a gonum symmetric matrix.
-func (a *CSC) ToSymDense() (*mat.SymDense, error) {
-	c, err := a.ToCOO()
-	if err != nil {
-		return nil, err
-	}
-	return c.ToSymDense()
-}
+func (a *CSC) ToSymDense() (*mat.SymDense, error) { return symDenseOf(a.ToCOO()) }
 
 // ToDense returns the symmetric matrix s as a dense matrix.
-func (s *SKS) ToDense() (*mat.Dense, error) {
-	y, err := s.ToSymDense()
-	if err != nil {
-		return nil, err
-	}
-	return mat.DenseCopyOf(y), nil
-}
+func (s *SKS) ToDense() (*mat.Dense, error) { return denseOfSym(s.ToSymDense()) }
 
 // ToSymDense returns s as a gonum symmetric matrix.
-func (s *SKS) ToSymDense() (*mat.SymDense, error) {
-	c, err := s.ToCOO()
-	if err != nil {
-		return nil, err
-	}
-	return c.ToSymDense()
-}
+func (s *SKS) ToSymDense() (*mat.SymDense, error) { return symDenseOf(s.ToCOO()) }
 
 // ToDense returns t as a dense matrix.
 func (t *Tridiag) ToDense() (*mat.Dense, error) {
@@ -127,12 +103,22 @@ func (t *Tridiag) ToDense() (*mat.Dense, error) {
 
 // ToSymDense returns t as a gonum symmetric matrix, or ErrNotSymmetric when
 // Sub and Super differ.
-func (t *Tridiag) ToSymDense() (*mat.SymDense, error) {
-	c, err := t.ToCOO()
+func (t *Tridiag) ToSymDense() (*mat.SymDense, error) { return symDenseOf(t.ToCOO()) }
+
+// symDenseOf and denseOfSym finish the conversions that go through a COO
+// or a SymDense, passing an error on.
+func symDenseOf(c *COO, err error) (*mat.SymDense, error) {
 	if err != nil {
 		return nil, err
 	}
 	return c.ToSymDense()
+}
+
+func denseOfSym(s *mat.SymDense, err error) (*mat.Dense, error) {
+	if err != nil {
+		return nil, err
+	}
+	return mat.DenseCopyOf(s), nil
 }
 
 // COOFromDense returns the nonzero entries of a. When a implements
