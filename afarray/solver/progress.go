@@ -3,6 +3,7 @@ package solver
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -98,34 +99,47 @@ type tracker struct {
 // running holds the trackers of the Runs under way, by device (the loops
 // know their device, not their Run), and the most recent for Current.
 var running struct {
-	byDev sync.Map // *kernels.Device -> *tracker
+	byDev sync.Map // *kernels.Device -> *tracker: the top of stacks[dev]
 	mu    sync.Mutex
 	order []*tracker
+	// stacks holds each device's Runs in the order they started; a Run
+	// leaves its own place when it ends, whichever ends first, so that the
+	// device reports to the latest Run still under way and never to one
+	// that has ended.
+	stacks map[*kernels.Device][]*tracker
 }
 
 // startTracking registers a tracker for a Run on dev; the returned function
 // unregisters it. A second Run on the same device at the same time (two
-// goroutines sharing a device) takes the device's reports over.
+// goroutines sharing a device) takes the device's reports over until it
+// ends; they go back to the first only if that one is still under way.
 func startTracking(dev *kernels.Device, callback func(Progress)) (*tracker, func()) {
 	t := &tracker{dev: dev, start: time.Now(), callback: callback, p: Progress{Fraction: -1}}
-	prev, hadPrev := running.byDev.Swap(dev, t)
 	running.mu.Lock()
+	if running.stacks == nil {
+		running.stacks = map[*kernels.Device][]*tracker{}
+	}
+	running.stacks[dev] = append(running.stacks[dev], t)
+	running.byDev.Store(dev, t)
 	running.order = append(running.order, t)
 	running.mu.Unlock()
 	return t, func() {
-		if hadPrev {
-			running.byDev.CompareAndSwap(dev, t, prev)
-		} else {
-			running.byDev.CompareAndDelete(dev, t)
-		}
 		running.mu.Lock()
-		for i, u := range running.order {
-			if u == t {
-				running.order = append(running.order[:i], running.order[i+1:]...)
-				break
-			}
+		defer running.mu.Unlock()
+		stack := running.stacks[dev]
+		if i := slices.Index(stack, t); i >= 0 {
+			stack = slices.Delete(stack, i, i+1)
 		}
-		running.mu.Unlock()
+		if len(stack) == 0 {
+			delete(running.stacks, dev)
+			running.byDev.Delete(dev)
+		} else {
+			running.stacks[dev] = stack
+			running.byDev.Store(dev, stack[len(stack)-1])
+		}
+		if i := slices.Index(running.order, t); i >= 0 {
+			running.order = slices.Delete(running.order, i, i+1)
+		}
 	}
 }
 

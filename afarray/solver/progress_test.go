@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/oclsolve/oclsolve/kernels"
 )
 
 // progressLog runs opts on a and returns what Options.Progress saw, with
@@ -175,5 +177,46 @@ func TestProgressString(t *testing.T) {
 	}
 	if s := (Progress{Phase: "upload", Fraction: -1}).String(); s != "upload" {
 		t.Fatalf("%q", s)
+	}
+}
+
+// TestTrackingOverlappingRuns: two Runs on one device, in every order of
+// ending: the device reports to the latest Run still under way, never to
+// one that has ended, and nothing stays registered once both have ended.
+func TestTrackingOverlappingRuns(t *testing.T) {
+	dev := new(kernels.Device)
+	for _, firstEndsFirst := range []bool{true, false} {
+		a, stopA := startTracking(dev, nil)
+		b, stopB := startTracking(dev, nil)
+		if trackerOf(dev) != b {
+			t.Fatalf("second Run does not take the device's reports")
+		}
+		if firstEndsFirst {
+			stopA()
+			if trackerOf(dev) != b {
+				t.Errorf("after the first Run ended, the device reports to %p, want the second %p", trackerOf(dev), b)
+			}
+			stopB()
+		} else {
+			stopB()
+			if trackerOf(dev) != a {
+				t.Errorf("after the second Run ended, the device reports to %p, want the first %p", trackerOf(dev), a)
+			}
+			stopA()
+		}
+		if got := trackerOf(dev); got != nil {
+			t.Errorf("first ends first %v: the device still reports to an ended Run (%p; a %p, b %p)", firstEndsFirst, got, a, b)
+		}
+		running.mu.Lock()
+		left := 0
+		for _, u := range running.order {
+			if u == a || u == b {
+				left++
+			}
+		}
+		running.mu.Unlock()
+		if left != 0 {
+			t.Errorf("first ends first %v: %d trackers left registered", firstEndsFirst, left)
+		}
 	}
 }
