@@ -93,17 +93,15 @@ func (e *Engine) timed(src string) (Result, error) {
 			msg += fmt.Sprintf(", peak %s", formatBytes(peak1))
 		}
 	}
-	if isTerminal(e.stdout) {
-		// Over the progress line, if one is showing (it is on stderr, the
-		// same terminal).
-		fmt.Fprint(e.stdout, "\r\x1b[K")
-	}
-	fmt.Fprintln(e.stdout, msg)
+	msg += "\n"
 	// Where the solves inside the expression spent their time, and what
 	// the rest of it took.
 	if d := solver.Totals().Sub(split0); d.Runs > 0 {
-		fmt.Fprintf(e.stdout, "solver: %s; outside the solves %.3f s\n", d, max(elapsed-d.Total, 0).Seconds())
+		msg += fmt.Sprintf("solver: %s; outside the solves %.3f s\n", d, max(elapsed-d.Total, 0).Seconds())
 	}
+	// Over the progress line, if one is showing (on stderr, the same
+	// terminal): it is erased and stops before the message is written.
+	printOverProgress(e, e.stdout, msg)
 	return res, nil
 }
 

@@ -10,7 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"time"
 
 	"github.com/chzyer/readline"
@@ -170,12 +170,24 @@ func RunScript(e *Engine, name, src string, stderr io.Writer) error {
 // interruptible runs eval with SIGINT routed to e.Interrupt, showing
 // progress on stderr, when it is a terminal, after ProgressAfter.
 func interruptible(e *Engine, stderr io.Writer, eval func() error) error {
+	return interruptibleShowing(e, stderr, isTerminal(stderr), eval)
+}
+
+// interruptibleShowing is interruptible, showing progress on stderr when
+// showProgress is set.
+func interruptibleShowing(e *Engine, stderr io.Writer, showProgress bool, eval func() error) error {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt)
 	defer signal.Stop(sig)
 	done := make(chan struct{})
-	showProgress, after := isTerminal(stderr), ProgressAfter()
-	var shown atomic.Bool
+	after := ProgressAfter()
+	p := &progressDisplay{w: stderr}
+	if showProgress {
+		// What the evaluation itself prints over the line (:time's
+		// message) goes through p, under its lock.
+		progressDisplays.Store(e, p)
+		defer progressDisplays.CompareAndDelete(e, p)
+	}
 	exited := make(chan struct{})
 	go func() {
 		defer close(exited)
@@ -191,9 +203,8 @@ func interruptible(e *Engine, stderr io.Writer, eval func() error) error {
 			case now := <-tick.C:
 				if showProgress && now.Sub(start) >= after {
 					// The line is rewritten in place and erased when the
-					// evaluation ends (see the deferred clear below).
-					fmt.Fprintf(stderr, "\r\x1b[K[%s]", ProgressLine(now.Sub(start)))
-					shown.Store(true)
+					// evaluation ends (see stop below).
+					p.show(ProgressLine(now.Sub(start)))
 				}
 			}
 		}
@@ -201,10 +212,57 @@ func interruptible(e *Engine, stderr io.Writer, eval func() error) error {
 	err := eval()
 	close(done)
 	<-exited
-	if shown.Load() {
-		fmt.Fprint(stderr, "\r\x1b[K")
-	}
+	p.stop(nil, "")
 	return err
+}
+
+// progressDisplays holds the progress display of each engine's running
+// evaluation on a terminal, for what the evaluation prints over it.
+var progressDisplays sync.Map // *Engine -> *progressDisplay
+
+// progressDisplay is the progress line of an evaluation on a terminal: its
+// updates, its erasure and the text printed over it are single writes under
+// one lock, so they cannot interleave.
+type progressDisplay struct {
+	mu      sync.Mutex
+	w       io.Writer
+	shown   bool // the line is on the terminal
+	stopped bool // no more updates
+}
+
+// show rewrites the line in place, unless the display was stopped.
+func (p *progressDisplay) show(line string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.stopped {
+		fmt.Fprintf(p.w, "\r\x1b[K[%s]", line)
+		p.shown = true
+	}
+}
+
+// stop erases the line if it is showing, ends the updates, then writes
+// text to w (when w is not nil), all under the display's lock.
+func (p *progressDisplay) stop(w io.Writer, text string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.stopped = true
+	if p.shown {
+		fmt.Fprint(p.w, "\r\x1b[K")
+		p.shown = false
+	}
+	if w != nil {
+		io.WriteString(w, text)
+	}
+}
+
+// printOverProgress writes text to w once the progress line of e's running
+// evaluation, if any, is erased and stopped, so the two cannot interleave.
+func printOverProgress(e *Engine, w io.Writer, text string) {
+	if v, ok := progressDisplays.Load(e); ok {
+		v.(*progressDisplay).stop(w, text)
+		return
+	}
+	io.WriteString(w, text)
 }
 
 // ProgressLine is the status of an evaluation running for elapsed: the
