@@ -205,7 +205,7 @@ func checkAgainstHost(t *testing.T, c *sparse.COO) {
 		}
 	}
 	// gonum cannot hold an empty dense matrix: the host refuses 0x0.
-	if c.Rows > 0 && c.Cols > 0 && int64(c.Rows)*int64(c.Cols) <= 1<<22 {
+	if c.Rows > 0 && c.Cols > 0 && int64(c.Rows)*int64(c.Cols) <= 1<<21 {
 		wd, werr := c.ToDense()
 		gd, gerr := deviceDense(d)
 		if sameOutcome(t, "dense", gerr, werr) {
