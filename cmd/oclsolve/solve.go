@@ -320,6 +320,7 @@ func runSolve(args []string) error {
 	failure := answerFailure(rep, out, m, o)
 	if failure != nil {
 		rep.Error = failure.Error()
+		removeStaleSolution(f.outPath, rep)
 	} else if f.outPath != "" {
 		// Only an answer that passed the checks is written.
 		if err := writeSolution(f.outPath, out.X); err != nil {
@@ -361,6 +362,9 @@ func parseSolveFlags(args []string) (*solveFlags, error) {
 	}
 	if len(posArgs) < 1 || len(posArgs) > 2 {
 		return nil, fmt.Errorf("%w: want A and optionally b", errUsage)
+	}
+	if err := checkOutPath(f.outPath); err != nil {
+		return nil, err
 	}
 	f.posArgs = posArgs
 	fs.Visit(func(fl *flag.Flag) { f.rhsSet = f.rhsSet || fl.Name == "rhs" })

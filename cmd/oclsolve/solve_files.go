@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/oclsolve/oclsolve/afarray/sparse"
@@ -84,6 +85,22 @@ func checkDeviceFits(p *solveProblem, o *solveOptions) error {
 	return nil
 }
 
+// checkOutPath refuses, before anything is read, an -o path of no known
+// kind: FILE.npy, FILE.mtx or "-".
+func checkOutPath(path string) error {
+	lower := strings.ToLower(path)
+	if path == "" || path == "-" || strings.HasSuffix(lower, ".npy") || strings.HasSuffix(lower, ".mtx") {
+		return nil
+	}
+	return fmt.Errorf("%w: -o %q: want FILE.mtx, FILE.npy or -", errUsage, path)
+}
+
+// The -o file holds an answer that passed the checks, or nothing: it is
+// written to a temporary file beside it and renamed over it only when
+// complete (a failed write leaves no half file), and when the answer fails
+// its checks (exit 3 or 4) a file of that name from an earlier run is
+// removed, so that no stale answer sits where a script expects this one.
+
 // writeSolution writes x to path by its extension: .npy (NumPy float64),
 // .mtx (Matrix Market n×1 array), or "-" (Matrix Market on standard output).
 func writeSolution(path string, x []float64) error {
@@ -94,21 +111,51 @@ func writeSolution(path string, x []float64) error {
 		}
 		return w.Flush()
 	}
-	write := sparse.WriteMatrixMarketVector
-	switch {
-	case strings.HasSuffix(strings.ToLower(path), ".npy"):
-		write = sparse.WriteNPY
-	case strings.HasSuffix(strings.ToLower(path), ".mtx"):
-	default:
-		return fmt.Errorf("%w: -o %q: want FILE.mtx, FILE.npy or -", errUsage, path)
+	if err := checkOutPath(path); err != nil {
+		return err
 	}
-	f, err := os.Create(path)
+	write := sparse.WriteMatrixMarketVector
+	if strings.HasSuffix(strings.ToLower(path), ".npy") {
+		write = sparse.WriteNPY
+	}
+	mode := os.FileMode(0o644)
+	if st, err := os.Stat(path); err == nil {
+		mode = st.Mode().Perm()
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
 		return err
 	}
-	if err := write(f, x); err != nil {
-		f.Close()
+	tmp := f.Name()
+	err = write(f, x)
+	if err == nil {
+		err = f.Chmod(mode)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	return f.Close()
+	return nil
+}
+
+// removeStaleSolution removes the regular file at the -o path after an
+// answer failed its checks, and says so in the report's notes.
+func removeStaleSolution(path string, rep *solveReport) {
+	if path == "" || path == "-" {
+		return
+	}
+	if st, err := os.Lstat(path); err != nil || !st.Mode().IsRegular() {
+		return
+	}
+	if err := os.Remove(path); err != nil {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("-o %s: an earlier answer is left there (could not remove it: %v); this answer failed its checks and was not written", path, err))
+		return
+	}
+	rep.Notes = append(rep.Notes, fmt.Sprintf("-o %s: removed the earlier file; this answer failed its checks and was not written", path))
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -161,5 +162,50 @@ func TestSolveRefusesOversized(t *testing.T) {
 		if el := time.Since(start); el > 10*time.Second {
 			t.Errorf("%v: refusal took %v", args, el)
 		}
+	}
+}
+
+// TestSolveOutPathChecks: an -o path of no known kind is a usage error
+// found before anything is read (exit 2, even for an A that does not
+// exist); an answer that fails its checks removes the -o file of an
+// earlier run (and says so), and one that passes replaces it.
+func TestSolveOutPathChecks(t *testing.T) {
+	dir := t.TempDir()
+	var stderr bytes.Buffer
+	if code := runMain([]string{"solve", "-o", filepath.Join(dir, "x.txt"), filepath.Join(dir, "missing.mtx")}, io.Discard, &stderr); code != 2 || !strings.Contains(stderr.String(), "want FILE.mtx, FILE.npy or -") {
+		t.Errorf("-o x.txt: exit %d, %s", code, stderr.String())
+	}
+	src := filepath.Join("..", "..", "..", "shared", "matrices", "bcsstk13.mtx")
+	if _, err := os.Stat(src); err != nil {
+		t.Skip(err)
+	}
+	out := filepath.Join(dir, "x.npy")
+	if err := os.WriteFile(out, []byte("an earlier run's answer"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stderr.Reset()
+	var code int
+	stdout := captureStdout(t, func() {
+		code = runMain([]string{"solve", "--method", "cg", "--maxit", "1", "-o", out, src}, os.Stdout, &stderr)
+	})
+	if code != exitNotConverged {
+		t.Fatalf("unconverged CG: exit %d, %s", code, stderr.String())
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("an answer that failed its checks left the earlier %s (%v)", out, err)
+	}
+	if !strings.Contains(stdout, "removed the earlier file") {
+		t.Errorf("report does not say the earlier file was removed:\n%s", stdout)
+	}
+	os.WriteFile(out, []byte("an earlier run's answer"), 0o644)
+	captureStdout(t, func() { code = runMain([]string{"solve", "-o", out, src}, os.Stdout, &stderr) })
+	if code != 0 {
+		t.Fatalf("cholesky: exit %d, %s", code, stderr.String())
+	}
+	if x, err := sparse.ReadNPY(out); err != nil || len(x) != 2003 {
+		t.Errorf("passing answer: %d values, %v", len(x), err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".x.npy.*")); len(left) != 0 {
+		t.Errorf("temporary files left: %v", left)
 	}
 }

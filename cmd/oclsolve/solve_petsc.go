@@ -221,6 +221,7 @@ func solvePETSc(posArgs []string, o *solveOptions, rhs string, rhsSet bool, ref,
 	}
 	if failure != nil {
 		rep.Error = failure.Error()
+		removeStaleSolution(outPath, rep)
 	} else if outPath != "" {
 		// As for the device solvers, only an answer that passed the checks
 		// is written; rank 0 holds x in the original numbering.
