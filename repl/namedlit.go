@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/cosmos72/gomacro/fast"
-	"github.com/cosmos72/gomacro/go/types"
 	xr "github.com/cosmos72/gomacro/xreflect"
 )
 
@@ -719,8 +718,7 @@ func (f *litFixer) methodValueType(mt xr.Type) xr.Type {
 	if mt == nil || mt.Kind() != reflect.Func {
 		return nil
 	}
-	sig, ok := mt.GoType().Underlying().(*types.Signature)
-	if !ok || sig.Recv() == nil || mt.NumIn() == 0 {
+	if !mt.IsMethod() || mt.NumIn() == 0 {
 		return mt
 	}
 	in := make([]xr.Type, mt.NumIn()-1)

@@ -12,7 +12,7 @@ func TestNamedStringLiterals(t *testing.T) {
 	e, _, _ := newTestEngine(t)
 	eval(t, e, `a1, err := sparse.ReadFile("../../shared/matrices/bcsstk01.mtx")`)
 	eval(t, e, `import "errors"`)
-	eval(t, e, "type MT struct{}\nfunc (MT) Twice(m solver.Method, ms ...solver.Method) int { return len(ms) + len(m) }")
+	eval(t, e, "type MT struct{}\nfunc (MT) Twice(m solver.Method, ms ...solver.Method) int { return len(ms) + len(m) }\ntype MI interface{ Twice(solver.Method, ...solver.Method) int }")
 	for _, c := range []struct{ src, want, typ string }{
 		{`o := solver.Options{Method: "cg"}; o.Method`, "cg", "solver.Method"},
 		{"var m solver.Method = `ldlt`; m", "ldlt", "solver.Method"},
@@ -53,6 +53,8 @@ func TestNamedStringLiterals(t *testing.T) {
 		{`pf := func() solver.Format { return "sks" }; pf()`, "sks", "solver.Format"},
 		{`MT{}.Twice("cg", "gj", "ldlt")`, "4", "int"},
 		{`mt := MT{}; mt.Twice("cg")`, "2", "int"},
+		{`var mi2 MI = MT{}; mi2.Twice("cg", "x")`, "3", "int"},
+		{`mp := &mt; mp.Twice("gj") + (*mp).Twice("cg")`, "4", "int"},
 		{`mch := make(chan solver.Method, 1); mch <- "cg"; cv := <-mch; cv`, "cg", "solver.Method"},
 		// Interpreted named types and plain strings are left as they are.
 		{`type T string; type S struct{ A T }; S{A: "x"}.A`, "x", "T"},
