@@ -37,7 +37,9 @@ func init() {
 // supernodal factorizations: Rows are the columns of L it factors (its
 // subtrees, and on the first device the top), NNZ the entries of A's lower
 // triangle it receives, Halo the rows of the top its subtrees reach, Send
-// the doubles of update matrices it sends to the top.
+// the doubles of update matrices it sends to the top (packed lower
+// triangles, m(m+1)/2 each, from the other devices; the first device
+// copies its m² on the device).
 type DeviceShare struct {
 	Device    string // the device's label (kernels.Device.Label)
 	Rows      int
@@ -111,6 +113,11 @@ func runMulti(a *sparse.COO, b []float64, e *entry, opts Options, start time.Tim
 		return nil, nil, err
 	}
 	rep := &Report{Method: e.method, Format: e.format, Variant: e.variant, N: a.Rows, NNZ: a.NNZLower(), NNZFull: a.NNZFull()}
+	// Progress follows the first device, whose work runs on this goroutine
+	// (CG's iterations, the first device's subtrees and the top).
+	tr, untrack := startTracking(opts.Devices[0], opts.Progress)
+	defer untrack()
+	tr.phase("ordering")
 	t := time.Now()
 	perm, pa, pb, err := reorder(a, b, opts.Order, formatSpecOf(e.format), rep)
 	if err != nil {
@@ -124,6 +131,11 @@ func runMulti(a *sparse.COO, b []float64, e *entry, opts Options, start time.Tim
 		return t
 	}
 	c0 := compile()
+	if methodSpecOf(e.method).iterate != nil {
+		tr.phase("solve")
+	} else {
+		tr.phase("factorize")
+	}
 	x, res, st, err := fn(pa, pb, opts.Devices, opts)
 	rep.TotalTime = time.Since(start)
 	rep.CompileTime = compile() - c0
@@ -166,6 +178,7 @@ func runMulti(a *sparse.COO, b []float64, e *entry, opts Options, start time.Tim
 		}
 		x = y
 	}
+	tr.phase("check")
 	rep.BackwardError = BackwardError(a, x, b)
 	if err == nil && methodSpecOf(e.method).iterate == nil && !(rep.BackwardError <= MaxBackwardError) {
 		err = &InaccurateError{Method: e.method, BackwardError: rep.BackwardError}
@@ -610,7 +623,7 @@ var mcgSerial bool
 // up.
 func mcgIterate(parts []*mcgPart, n int, tol float64, maxIter int, jacobi bool) ([]float64, *CGResult, error) {
 	jac := boolArg(jacobi)
-	track := newMCGTrack(parts, tol)
+	track := newMCGTrack(parts, tol, maxIter)
 	onAll := func(f func(p *mcgPart) error) error { return mcgOnAll(parts, f) }
 	lm := func(p *mcgPart) kernels.Local { return kernels.Local(8 * p.local) }
 	// gatherRead launches the gather of z's send values and reads the r'z
@@ -729,14 +742,16 @@ func mcgIterate(parts []*mcgPart, n int, tol float64, maxIter int, jacobi bool) 
 // and the result).
 type mcgTrack struct {
 	parts []*mcgPart
+	tr    *tracker // the Run's progress on the first device (nil-safe)
 	tol   float64
+	limit int   // the iteration limit, for the progress
 	start int64 // launches before the solve
 	rr0   float64
 	hist  []float64
 }
 
-func newMCGTrack(parts []*mcgPart, tol float64) *mcgTrack {
-	t := &mcgTrack{parts: parts, tol: tol}
+func newMCGTrack(parts []*mcgPart, tol float64, limit int) *mcgTrack {
+	t := &mcgTrack{parts: parts, tol: tol, limit: limit, tr: trackerOf(parts[0].dev)}
 	t.start = t.launches()
 	return t
 }
@@ -769,6 +784,7 @@ func (t *mcgTrack) step(rr float64) (converged bool) {
 		rel = math.Sqrt(rr / t.rr0)
 	}
 	t.hist = append(t.hist, rel)
+	t.tr.residual(len(t.hist)-1, t.limit, rel, 1, t.tol)
 	return rr <= t.tol*t.tol*t.rr0
 }
 
@@ -825,7 +841,7 @@ func mcgOnAll(parts []*mcgPart, f func(p *mcgPart) error) error {
 // point its iterations follow CG's closely (the tests compare counts).
 func mcgIterate1(parts []*mcgPart, n int, tol float64, maxIter int, jacobi bool) ([]float64, *CGResult, error) {
 	jac := boolArg(jacobi)
-	track := newMCGTrack(parts, tol)
+	track := newMCGTrack(parts, tol, maxIter)
 	lm := func(p *mcgPart) kernels.Local { return kernels.Local(8 * p.local) }
 	// product launches w = A u and reads the partials with w's send values.
 	product := func(p *mcgPart) error {

@@ -220,3 +220,23 @@ func TestTrackingOverlappingRuns(t *testing.T) {
 		}
 	}
 }
+
+// Run on several devices reports its progress as on one: the phases, and
+// CG's iterations (from the first device's goroutine, which runs them).
+func TestProgressMultiDevice(t *testing.T) {
+	devs := multiTestParts(t, 2)
+	log, rep := progressLog(t, "nos3", Options{Method: MethodCG, Format: FormatCSC, Devices: devs})
+	its := 0
+	for _, p := range log {
+		if p.Phase == "solve" && p.Unit == "iterations" {
+			its++
+		}
+	}
+	if got := strings.Join(phasesOf(log), ","); got != "ordering,solve,check" || its == 0 || len(rep.Shares) != 2 {
+		t.Errorf("cg on two devices: phases %s, %d iteration reports", got, its)
+	}
+	log, _ = progressLog(t, "bcsstk01", Options{Method: MethodCholesky, Format: FormatSupernodal, Devices: devs})
+	if got := strings.Join(phasesOf(log), ","); !strings.HasPrefix(got, "ordering,factorize") || !strings.HasSuffix(got, "check") {
+		t.Errorf("cholesky on two devices: phases %s", got)
+	}
+}

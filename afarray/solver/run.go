@@ -257,19 +257,23 @@ func Run(a *sparse.COO, b []float64, opts Options) ([]float64, *Report, error) {
 	return x, rep, err
 }
 
-// originalColumn maps the column of a pivot failure from the reordered
-// system back to the caller's numbering.
+// originalColumn maps the column of a pivot failure (or of a NaN or Inf met
+// in the factor) from the reordered system back to the caller's numbering.
 func originalColumn(err error, perm []int) {
 	if err == nil || perm == nil {
 		return
 	}
 	var npd *NotPositiveDefiniteError
 	var zp *ZeroPivotError
+	var nf *NonFiniteError
 	switch {
 	case errors.As(err, &npd) && npd.Column >= 0 && npd.Column < len(perm):
 		npd.Column = perm[npd.Column]
 	case errors.As(err, &zp) && zp.Column >= 0 && zp.Column < len(perm):
 		zp.Column = perm[zp.Column]
+	case errors.As(err, &nf) && nf.Where == "factor" && nf.Index >= 0 && nf.Index < len(perm):
+		// A factorization's NaN or Inf names the column it appeared in.
+		nf.Index = perm[nf.Index]
 	}
 }
 

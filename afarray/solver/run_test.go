@@ -2,6 +2,7 @@ package solver
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -158,5 +159,18 @@ func TestRunReportsNotConverged(t *testing.T) {
 				t.Errorf("cg/%s/%s with 3 iterations: x=%v rep=%v err=%v", f, v, x != nil, rep != nil, err)
 			}
 		}
+	}
+}
+
+// A NaN or Inf met in the factor names its column in the caller's
+// numbering, like a pivot failure; other NaN reports keep their index.
+func TestOriginalColumnNonFinite(t *testing.T) {
+	perm := []int{2, 0, 1}
+	nf := &NonFiniteError{Where: "factor", Index: 1}
+	originalColumn(fmt.Errorf("wrapped: %w", nf), perm)
+	sol := &NonFiniteError{Where: "solution", Index: 1}
+	originalColumn(sol, perm)
+	if nf.Index != 0 || sol.Index != 1 {
+		t.Errorf("factor column %d (want 0), solution index %d (want 1)", nf.Index, sol.Index)
 	}
 }

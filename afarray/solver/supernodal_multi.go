@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/oclsolve/oclsolve/afarray"
@@ -178,6 +179,8 @@ type snMulti struct {
 // factorize analyzes a in the given ordering, splits the tree and factors.
 func (m *snMulti) factorize(a *sparse.CSC, devs []*kernels.Device, ordering sparse.Ordering) error {
 	m.release()
+	// A failed factorization must not leave the previous one's Stats.
+	m.stats = MultiStats{}
 	if err := checkDevices(m.name(), devs); err != nil {
 		return err
 	}
@@ -445,6 +448,9 @@ func (m *snMulti) run() error {
 		dev.ResetPeak()
 	}
 	errs := make([]error, ndev+1)
+	// abort tells the other devices that the first failed: the top will
+	// not be factored, so they stop instead of reading their updates back.
+	var abort atomic.Bool
 	var others sync.WaitGroup // the subtrees of devices 1..ndev-1, read back
 	// Where the time goes, for the profile: each device's subtrees (with
 	// the read-back of their update matrices), the top's wait and receive,
@@ -478,7 +484,7 @@ func (m *snMulti) run() error {
 		if d == 0 {
 			return nil
 		}
-		err := m.sendAll(d)
+		err := m.sendAll(d, &abort)
 		if f.U != nil {
 			f.U.Release()
 			f.U = nil
@@ -497,11 +503,16 @@ func (m *snMulti) run() error {
 			errs[d] = runSub(d)
 		}()
 	}
-	if errs[0] = runSub(0); errs[0] == nil && m.top != nil {
+	if errs[0] = runSub(0); errs[0] != nil {
+		abort.Store(true)
+	} else if m.top != nil {
 		m.top.prepare = func() error {
 			t := time.Now()
 			err := m.receive(&waitTime)
 			recvTime = time.Since(t) - waitTime
+			if err != nil {
+				abort.Store(true)
+			}
 			others.Wait()
 			for _, e := range errs[1:ndev] {
 				if e != nil {
@@ -510,7 +521,9 @@ func (m *snMulti) run() error {
 			}
 			return err
 		}
-		errs[ndev] = m.runPart(m.top, &m.inputs[ndev])
+		if errs[ndev] = m.runPart(m.top, &m.inputs[ndev]); errs[ndev] != nil {
+			abort.Store(true)
+		}
 	}
 	others.Wait()
 	if m.subs[0] != nil && m.subs[0].U != nil {
@@ -547,8 +560,11 @@ func (m *snMulti) run() error {
 			sh.Rows += m.topLoc.own
 		}
 		for _, s := range m.sends {
-			if s.dev == d {
-				sh.Send += s.m * s.m
+			switch {
+			case s.dev == d && d == 0:
+				sh.Send += s.m * s.m // copied on the device, whole
+			case s.dev == d:
+				sh.Send += int(snPacked(s.m)) // through the host, packed
 			}
 		}
 		fs.FactorLaunches += dev.Launches() - launches[d]
@@ -582,12 +598,15 @@ func (m *snMulti) runPart(f *snFactor, in *snPartInput) error {
 
 // sendAll packs device d's update matrices for the top and reads them to
 // the host piece by piece, announcing each piece.
-func (m *snMulti) sendAll(d int) error {
+func (m *snMulti) sendAll(d int, abort *atomic.Bool) error {
 	f := m.subs[d]
 	for i := range m.sends {
 		s := &m.sends[i]
 		if s.dev != d {
 			continue
+		}
+		if abort.Load() {
+			return errTopSkipped
 		}
 		n := snPacked(s.m)
 		P, err := f.dev.Alloc(8 * n)
@@ -596,7 +615,7 @@ func (m *snMulti) sendAll(d int) error {
 		}
 		err = snPackLaunch(f.U, f.sched.info[snSI*s.src+snInfoU], s.m, P, 0)
 		s.host = make([]float64, n)
-		for at := int64(0); err == nil && at < n; at += snChunk {
+		for at := int64(0); err == nil && at < n && !abort.Load(); at += snChunk {
 			c := min(snChunk, n-at)
 			if err = P.Read(8*at, s.host[at:at+c]); err == nil {
 				s.chunks <- int(at + c)
@@ -605,6 +624,9 @@ func (m *snMulti) sendAll(d int) error {
 		P.Release()
 		if err != nil {
 			return err
+		}
+		if abort.Load() {
+			return errTopSkipped
 		}
 	}
 	return nil

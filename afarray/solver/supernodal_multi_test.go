@@ -402,3 +402,60 @@ func TestSnCheckUpdates(t *testing.T) {
 		}
 	}
 }
+
+// A failed re-Factorize leaves no Stats of the factorization before it;
+// the other devices' Send counts the packed triangles they send, m(m+1)/2
+// each, the first device's the m² it copies on the device.
+func TestSupernodalMultiStatsAndSend(t *testing.T) {
+	_, h := snMultiSystem(t, "bcsstk16")
+	devs := multiTestParts(t, 2)
+	var f SupernodalCholeskyMulti
+	if err := f.Factorize(h, devs, sparse.OrderND); err != nil {
+		t.Fatal(err)
+	}
+	want := make([]int, len(devs))
+	for _, s := range f.m.sends {
+		if s.dev == 0 {
+			want[0] += s.m * s.m
+		} else {
+			want[s.dev] += s.m * (s.m + 1) / 2
+		}
+	}
+	st := f.Stats()
+	if st.Factor == nil || len(st.Shares) != 2 || want[1] == 0 {
+		t.Fatalf("stats %+v, sends %v", st, want)
+	}
+	for d, sh := range st.Shares {
+		if sh.Send != want[d] {
+			t.Errorf("device %d sends %d doubles, want %d", d, sh.Send, want[d])
+		}
+	}
+	if err := f.Factorize(nil, devs, sparse.OrderND); err == nil {
+		t.Fatal("nil matrix factored")
+	}
+	if st := f.Stats(); st.Factor != nil || st.Shares != nil {
+		t.Errorf("stats after a failed Factorize: %+v", st)
+	}
+	f.Release()
+}
+
+// A device canceled during the factorization (the first: the others stop
+// sending; or another) is kernels.ErrCanceled, and Release frees every
+// device's memory.
+func TestSupernodalMultiCanceled(t *testing.T) {
+	_, h := snMultiSystem(t, "bcsstk16")
+	devs := multiTestParts(t, 2)
+	for which := range devs {
+		devs[which].Cancel()
+		var f SupernodalCholeskyMulti
+		err := f.Factorize(h, devs, sparse.OrderND)
+		if rerr := devs[which].Resume(); rerr != nil {
+			t.Fatal(rerr)
+		}
+		f.Release()
+		live := devs[0].MemoryStats().Live + devs[1].MemoryStats().Live
+		if live != 0 || !errors.Is(err, kernels.ErrCanceled) {
+			t.Errorf("device %d canceled: %v, %d bytes live after Release", which, err, live)
+		}
+	}
+}
