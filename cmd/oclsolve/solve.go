@@ -6,11 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/oclsolve/oclsolve/afarray/fem"
@@ -213,21 +215,19 @@ type solveReport struct {
 }
 
 // MarshalJSON writes the report's fields, then each of Stats that is not
-// zero as a field named by its key (a key that is already a field is left
-// out: the fixed fields keep their meaning).
+// zero as a field named by its key (a key that names a field of the report,
+// present in this output or omitted as empty, is left out: the fixed fields
+// keep their meaning, and "error" never appears on an answer that passed).
 func (r *solveReport) MarshalJSON() ([]byte, error) {
 	type fixed solveReport // without this method
-	base, err := json.Marshal((*fixed)(r))
+	out, err := json.Marshal((*fixed)(r))
 	if err != nil {
 		return nil, err
 	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(base, &fields); err != nil {
-		return nil, err
-	}
-	out := bytes.TrimSuffix(base, []byte("}"))
+	out = bytes.TrimSuffix(out, []byte("}"))
+	taken := maps.Clone(solveReportKeys())
 	for _, st := range r.Stats {
-		if _, taken := fields[st.Key]; taken || st.Value == nil || reflect.ValueOf(st.Value).IsZero() {
+		if taken[st.Key] || st.Value == nil || reflect.ValueOf(st.Value).IsZero() {
 			continue
 		}
 		k, err := json.Marshal(st.Key)
@@ -238,11 +238,30 @@ func (r *solveReport) MarshalJSON() ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		fields[st.Key] = v
+		taken[st.Key] = true
 		out = append(append(append(append(out, ','), k...), ':'), v...)
 	}
 	return append(out, '}'), nil
 }
+
+// solveReportKeys are the JSON names of solveReport's fields, from their
+// tags (a field without a tag goes by its name, as encoding/json does).
+var solveReportKeys = sync.OnceValue(func() map[string]bool {
+	keys := map[string]bool{}
+	t := reflect.TypeFor[solveReport]()
+	for i := range t.NumField() {
+		fl := t.Field(i)
+		name, _, _ := strings.Cut(fl.Tag.Get("json"), ",")
+		switch {
+		case !fl.IsExported() || name == "-":
+		case name == "":
+			keys[fl.Name] = true
+		default:
+			keys[name] = true
+		}
+	}
+	return keys
+})
 
 func init() {
 	register(&command{

@@ -88,6 +88,19 @@ func TestSolveReportMarshalStats(t *testing.T) {
 	if !strings.HasSuffix(s, `,"b_count":2,"a_ratio":0.5}`) || strings.Contains(s, "zero") || strings.Count(s, `"n":`) != 1 || !strings.Contains(s, `"n":3`) {
 		t.Errorf("got %s", s)
 	}
+	// Keys of fields omitted here as empty are taken too: a stat named
+	// "error" must not make a passing answer look failed.
+	r = &solveReport{N: 3, Stats: []solver.Stat{{Key: "error", Value: "x"}, {Key: "notes", Value: 1}, {Key: "ref_rel_diff", Value: 2.0}, {Key: "kept", Value: 1}, {Key: "kept", Value: 2}}}
+	if buf, err = json.Marshal(r); err != nil {
+		t.Fatal(err)
+	}
+	var back map[string]any
+	if err := json.Unmarshal(buf, &back); err != nil {
+		t.Fatalf("%s: %v", buf, err)
+	}
+	if _, ok := back["error"]; ok || back["notes"] != nil || back["ref_rel_diff"] != nil || back["kept"] != 1.0 || strings.Count(string(buf), "kept") != 1 {
+		t.Errorf("stats named like omitted fields: %s", buf)
+	}
 	var w bytes.Buffer
 	printSolverStats(&w, []solver.Stat{{Key: "x", Value: int64(7), Group: "factor", Format: "nnz(L) %d"},
 		{Key: "y", Value: 0, Group: "other", Format: "%d"}, {Key: "z", Value: 2.5e8, Group: "factor", Format: "%.3g flops"}})
