@@ -22,7 +22,8 @@ import (
 // Cholesky meets a non-positive pivot (symmetric indefinite), and dense LU
 // with partial pivoting (package gauss) for a matrix that is not symmetric
 // or when LDLᵀ meets a zero pivot. Report.Choice says what was chosen and
-// why. With several Options.Devices the Cholesky and LDLᵀ are the
+// why; for a matrix of one triangle not marked Symmetric it says that the
+// triangular matrix is solved and how to mark it symmetric instead. With several Options.Devices the Cholesky and LDLᵀ are the
 // supernodal ones spread over them, and dense LU, which runs on one
 // device, runs on the first (Choice says so).
 
@@ -79,7 +80,13 @@ func runAuto(a *sparse.COO, b []float64, opts Options) ([]float64, *Report, erro
 		}
 	}
 	if !symmetric {
-		return runLU(a, b, opts, "not symmetric: dense LU with partial pivoting")
+		why := "not symmetric"
+		if tri := oneTriangle(a); tri != "" {
+			// What a Python user gets from scipy.sparse.tril, or a general
+			// Matrix Market file of one triangle: say what it is taken for.
+			why = fmt.Sprintf("not symmetric (it stores only the %s triangle and is not marked symmetric, so it is solved as the triangular matrix it stores; for one triangle of a symmetric matrix set COO.Symmetric)", tri)
+		}
+		return runLU(a, b, opts, why+": dense LU with partial pivoting")
 	}
 	ch := autoCholesky()
 	o := opts
@@ -106,6 +113,26 @@ func runAuto(a *sparse.COO, b []float64, opts Options) ([]float64, *Report, erro
 		return x, rep, err
 	}
 	return runLU(a, b, opts, "LDLᵀ met a zero pivot ("+err.Error()+"): dense LU with partial pivoting")
+}
+
+// oneTriangle reports which triangle holds every entry of the square,
+// general matrix a: "lower", "upper", or "" (both, or only the diagonal).
+func oneTriangle(a *sparse.COO) string {
+	if a.Symmetric || a.Rows != a.Cols || a.NNZ() == 0 {
+		return ""
+	}
+	lower, upper := true, true
+	for k := range a.I {
+		lower = lower && a.I[k] >= a.J[k]
+		upper = upper && a.I[k] <= a.J[k]
+	}
+	switch {
+	case lower == upper: // both: diagonal; neither: a full matrix
+		return ""
+	case lower:
+		return "lower"
+	}
+	return "upper"
 }
 
 // runLU solves with package gauss's blocked LU with partial pivoting on a

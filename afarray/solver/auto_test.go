@@ -81,6 +81,20 @@ func TestSolveChoosesTheMethod(t *testing.T) {
 	if rep := autoCheck(t, gen, "not symmetric"); rep.Method != MethodLU {
 		t.Errorf("general: %s", rep.Method)
 	}
+	// One triangle not marked symmetric: the triangular matrix, and the
+	// choice says so and how to mark it; so does the refusal of an order
+	// too large for dense LU.
+	tri := &sparse.COO{Rows: 3, Cols: 3, I: []int32{0, 1, 1, 2, 2}, J: []int32{0, 0, 1, 1, 2}, V: []float64{2, -1, 2, -1, 2}}
+	if rep := autoCheck(t, tri, "only the lower triangle"); rep.Method != MethodLU || !strings.Contains(rep.Choice, "COO.Symmetric") {
+		t.Errorf("lower triangle: %s, %q", rep.Method, rep.Choice)
+	}
+	big := &sparse.COO{Rows: 50000, Cols: 50000, I: []int32{0, 0}, J: []int32{0, 1}, V: []float64{1, 1}}
+	for i := 1; i < big.Rows; i++ {
+		big.I, big.J, big.V = append(big.I, int32(i)), append(big.J, int32(i)), append(big.V, 1)
+	}
+	if _, _, err := Solve(big, nil); err == nil || !strings.Contains(err.Error(), "only the upper triangle") || !strings.Contains(err.Error(), "COO.Symmetric") {
+		t.Errorf("large upper triangle: %v", err)
+	}
 	// Run with empty Options is Solve; a singular general matrix is an error.
 	sing := &sparse.COO{Rows: 2, Cols: 2, I: []int32{0, 1}, J: []int32{1, 1}, V: []float64{1, 2}}
 	if _, _, err := Run(sing, nil, Options{}); err == nil {
