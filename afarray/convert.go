@@ -363,11 +363,7 @@ func (m *COO) ToCSC() (*CSC, error) {
 	c.copyOut(colPtr, out.DiagPos.buf, n, 4)
 	c.launch("csc_fill", nu, int32(nu), int32(n), g.start, g.hpos, g.useg, g.ukey, g.uval, colPtr, out.Elements.buf, out.RowIdx.buf)
 	c.launch("csc_zero_diag", n, int32(n), g.start, g.hpos, g.ukey, colPtr, out.Elements.buf)
-	if c.err != nil {
-		out.Release()
-		return nil, c.err
-	}
-	return out, nil
+	return converted(c, out)
 }
 
 // ToSKS converts the matrix to the thesis's skyline layout on the device,
@@ -412,11 +408,7 @@ func (m *COO) ToSKS() (*SKS, error) {
 	c.launch("to_int32", n, int32(n), index64, out.Index.buf)
 	c.zero(out.Elements.buf, int(total), 8)
 	c.launch("sks_fill", nu, int32(nu), int32(n), g.useg, g.ukey, g.uval, out.Index.buf, out.Elements.buf)
-	if c.err != nil {
-		out.Release()
-		return nil, c.err
-	}
-	return out, nil
+	return converted(c, out)
 }
 
 // ToCSR converts the matrix to compressed sparse rows on the device, with
@@ -449,11 +441,7 @@ func (m *COO) ToCSR() (*CSR, error) {
 	c.launch("csr_rowptr", m.Rows+1, int32(m.Rows), g.start, g.hpos, out.RowPtr.buf)
 	c.copyOut(g.ukey, out.ColIdx.buf, nu, 4)
 	c.copyOut(g.uval, out.Values.buf, nu, 8)
-	if c.err != nil {
-		out.Release()
-		return nil, c.err
-	}
-	return out, nil
+	return converted(c, out)
 }
 
 // ToDense converts the matrix to a dense column-major Rows x Cols array on
@@ -494,5 +482,16 @@ func (m *COO) ToDense() (*Array, error) {
 		return nil, c.err
 	}
 	out.touch()
+	return out, nil
+}
+
+// converted ends a conversion: out, or, after the conversion's first
+// error, nothing (out released) and that error.
+func converted[T interface{ Release() }](c *conversion, out T) (T, error) {
+	if c.err != nil {
+		out.Release()
+		var none T
+		return none, c.err
+	}
 	return out, nil
 }

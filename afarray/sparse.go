@@ -111,15 +111,23 @@ func (m *CSC) Host() (*sparse.CSC, error) {
 	if err != nil {
 		return nil, err
 	}
-	ci, err := m.DiagPos.Int32s()
-	if err != nil {
-		return nil, err
-	}
-	ri, err := m.RowIdx.Int32s()
+	ci, ri, err := m.HostStructure()
 	if err != nil {
 		return nil, err
 	}
 	return &sparse.CSC{N: m.N, Elements: el, DiagPos: ci, RowIdx: ri}, nil
+}
+
+// HostStructure returns copies of the diagonal positions and the row
+// indices on the host (for a symbolic analysis, which needs no values).
+func (m *CSC) HostStructure() (diagPos, rowIdx []int32, err error) {
+	if diagPos, err = m.DiagPos.Int32s(); err != nil {
+		return nil, nil, err
+	}
+	if rowIdx, err = m.RowIdx.Int32s(); err != nil {
+		return nil, nil, err
+	}
+	return diagPos, rowIdx, nil
 }
 
 // Release frees the matrix's device memory.

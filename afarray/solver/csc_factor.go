@@ -46,11 +46,7 @@ func checkCSC(a *afarray.CSC) (*sparse.CSC, error) {
 	if a.DiagPos.Device() != dev || a.RowIdx.Device() != dev {
 		return nil, ErrDevice
 	}
-	col, err := a.DiagPos.Int32s()
-	if err != nil {
-		return nil, err
-	}
-	row, err := a.RowIdx.Int32s()
+	col, row, err := a.HostStructure()
 	if err != nil {
 		return nil, err
 	}
