@@ -34,6 +34,35 @@
 #define CHECK_PIVOT(v, flag) if (!(fabs(v) >= REAL_MIN)) atomic_or(flag, FLAG_PIVOT)
 #define CHECK_FINITE(v, flag) if (!isfinite(v)) atomic_or(flag, FLAG_NONFINITE)
 
+// A REAL4 holds one equation (a, b, c, d): a x[j-1] + b x[j] + c x[j+1] = d.
+#define VEC4_(t) t##4
+#define VEC4(t) VEC4_(t)
+#define REAL4 VEC4(REAL)
+
+// eliminate combines equation e with its left neighbour l (when has_l) and
+// its right neighbour r (when has_r) so that it no longer involves their
+// unknowns: the result couples it to their outer neighbours. Every
+// reduction below (cr_reduce, cr_forward, pcr_solve) goes through it, with
+// one order of operations.
+inline REAL4 eliminate(REAL4 e, int has_l, REAL4 l, int has_r, REAL4 r, __global int *flag) {
+	REAL4 n = (REAL4)(0, e.y, 0, e.w);
+	if (has_l) {
+		CHECK_PIVOT(l.y, flag);
+		REAL k1 = e.x / l.y;
+		n.x = -l.x * k1;
+		n.y -= l.z * k1;
+		n.w -= l.w * k1;
+	}
+	if (has_r) {
+		CHECK_PIVOT(r.y, flag);
+		REAL k2 = e.z / r.y;
+		n.y -= r.x * k2;
+		n.w -= r.w * k2;
+		n.z = -r.z * k2;
+	}
+	return n;
+}
+
 // cr_reduce performs one cyclic-reduction level in global memory for the
 // whole batch: equation 2k+1 of each level system (order n) is combined with
 // equations 2k and 2k+2 into equation k of the next level (order m = n/2),
@@ -48,27 +77,17 @@ __kernel void cr_reduce(int n, int m, int count,
 	int s = t / m, k = t - s * m;
 	int o = s * n;
 	int i = 2 * k + 1, l = i - 1, r = i + 1;
-	REAL ai = a[o + i], bi = b[o + i], ci = (i < n - 1) ? c[o + i] : 0, di = d[o + i];
-	REAL al = (l > 0) ? a[o + l] : 0, bl = b[o + l], cl = c[o + l], dl = d[o + l];
-	CHECK_PIVOT(bl, flag);
-	REAL k1 = ai / bl;
-	REAL na = -al * k1;
-	REAL nb = bi - cl * k1;
-	REAL nd = di - dl * k1;
-	REAL nc = 0;
-	if (r < n) {
-		REAL ar = a[o + r], br = b[o + r], cr = (r < n - 1) ? c[o + r] : 0, dr = d[o + r];
-		CHECK_PIVOT(br, flag);
-		REAL k2 = ci / br;
-		nb -= ar * k2;
-		nd -= dr * k2;
-		nc = -cr * k2;
-	}
+	REAL4 ei = (REAL4)(a[o + i], b[o + i], (i < n - 1) ? c[o + i] : 0, d[o + i]);
+	REAL4 el = (REAL4)((l > 0) ? a[o + l] : 0, b[o + l], c[o + l], d[o + l]);
+	REAL4 er = (REAL4)(0);
+	if (r < n)
+		er = (REAL4)(a[o + r], b[o + r], (r < n - 1) ? c[o + r] : 0, d[o + r]);
+	REAL4 e = eliminate(ei, 1, el, r < n, er, flag);
 	int q = s * m + k;
-	a2[q] = na;
-	b2[q] = nb;
-	c2[q] = nc;
-	d2[q] = nd;
+	a2[q] = e.x;
+	b2[q] = e.y;
+	c2[q] = e.z;
+	d2[q] = e.w;
 }
 
 // cr_backsub undoes one cr_reduce level: given the solution xm of the next
@@ -120,23 +139,14 @@ inline int cr_forward(int n, int stop, __local REAL *la, __local REAL *lb, __loc
 		int cnt = n / (2 * s);
 		for (int k = lid; k < cnt; k += L) {
 			int j = (k + 1) * 2 * s - 1, l = j - s, r = j + s;
-			REAL bl = lb[l];
-			CHECK_PIVOT(bl, flag);
-			REAL k1 = la[j] / bl;
-			REAL nb = lb[j] - lc[l] * k1, nd = ld[j] - ld[l] * k1;
-			REAL na = -la[l] * k1, nc = 0;
-			if (r < n) {
-				REAL br = lb[r];
-				CHECK_PIVOT(br, flag);
-				REAL k2 = lc[j] / br;
-				nb -= la[r] * k2;
-				nd -= ld[r] * k2;
-				nc = -lc[r] * k2;
-			}
-			la[j] = na;
-			lb[j] = nb;
-			lc[j] = nc;
-			ld[j] = nd;
+			REAL4 er = (REAL4)(0);
+			if (r < n)
+				er = (REAL4)(la[r], lb[r], lc[r], ld[r]);
+			REAL4 e = eliminate((REAL4)(la[j], lb[j], lc[j], ld[j]), 1, (REAL4)(la[l], lb[l], lc[l], ld[l]), r < n, er, flag);
+			la[j] = e.x;
+			lb[j] = e.y;
+			lc[j] = e.z;
+			ld[j] = e.w;
 		}
 		barrier(CLK_LOCAL_MEM_FENCE);
 		s *= 2;
@@ -177,31 +187,17 @@ inline void pcr_solve(int n, int s, __local REAL *la, __local REAL *lb, __local 
 		for (int r = 0; r < PCR_RMAX; r++) {
 			int k = lid + r * L;
 			if (k >= q) break;
-			int j = (k + 1) * s - 1;
-			REAL a0 = la[j], b0 = lb[j], c0 = lc[j], d0 = ld[j];
-			REAL a1 = 0, c1 = 0;
-			if (k - t >= 0) {
-				int l = j - t * s;
-				REAL bl = lb[l];
-				CHECK_PIVOT(bl, flag);
-				REAL k1 = a0 / bl;
-				b0 -= lc[l] * k1;
-				d0 -= ld[l] * k1;
-				a1 = -la[l] * k1;
-			}
-			if (k + t < q) {
-				int rr = j + t * s;
-				REAL br = lb[rr];
-				CHECK_PIVOT(br, flag);
-				REAL k2 = c0 / br;
-				b0 -= la[rr] * k2;
-				d0 -= ld[rr] * k2;
-				c1 = -lc[rr] * k2;
-			}
-			na[r] = a1;
-			nb[r] = b0;
-			nc[r] = c1;
-			nd[r] = d0;
+			int j = (k + 1) * s - 1, l = j - t * s, rr = j + t * s;
+			REAL4 el = (REAL4)(0), er = (REAL4)(0);
+			if (k - t >= 0)
+				el = (REAL4)(la[l], lb[l], lc[l], ld[l]);
+			if (k + t < q)
+				er = (REAL4)(la[rr], lb[rr], lc[rr], ld[rr]);
+			REAL4 e = eliminate((REAL4)(la[j], lb[j], lc[j], ld[j]), k - t >= 0, el, k + t < q, er, flag);
+			na[r] = e.x;
+			nb[r] = e.y;
+			nc[r] = e.z;
+			nd[r] = e.w;
 		}
 		barrier(CLK_LOCAL_MEM_FENCE);
 		for (int r = 0; r < PCR_RMAX; r++) {
