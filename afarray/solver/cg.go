@@ -74,8 +74,9 @@ type CGResult struct {
 // there the n² product dominates and fusing gains nothing). Dot
 // products and scalars never leave the device; the host reads a 4-byte
 // flag every CheckEvery iterations and the residual history once at the
-// end. It iterates on b scaled by a power of two near 1/||b||∞ (exact; a
-// b of 1e-160 or 1e160 would underflow or overflow r'r), and on
+// end. When ||b||∞ lies outside [2^-32, 2^32] it iterates on b scaled by
+// a power of two near 1/||b||∞ (exact; a b of 1e-160 or 1e160 would
+// underflow or overflow r'r), and on
 // convergence checks the true residual b - A x, restarting from it when it
 // exceeds 10 Tol (cg_check.go).
 func CG(a Operator, b *afarray.Array, opts CGOptions) (*afarray.Array, *CGResult, error) {

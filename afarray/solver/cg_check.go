@@ -15,9 +15,11 @@ import (
 // 1e-160 or 1e160) makes them underflow to zero or overflow to Inf: the
 // test then passes at once with a wrong x, or the run breaks down with a
 // bogus "not positive definite". The solve therefore iterates on
-// b·2^-e, with 2^e the power of two nearest above ||b||∞, and multiplies
+// b·2^-e, with 2^e the power of two at or below ||b||∞, and multiplies
 // x by 2^e at the end: a power of two scales every floating-point value
-// exactly, so this changes nothing else.
+// exactly, so this changes nothing else. (One device skips it for
+// 2^-32 <= ||b||∞ <= 2^32, where nothing can underflow or overflow on b's
+// account, to save the device copy of b.)
 //
 // True residual. The iteration tests the recurrence residual, which drifts
 // from b - A x as rounding accumulates (bcsstk15 with Jacobi at tol 1e-13
@@ -36,15 +38,21 @@ import (
 // cond(A), so demanding Tol exactly of both would restart on noise.
 const cgTrueFactor = 10
 
-// cgScaleExp returns e such that v·2^-e lies in [0.5, 1) (0 for 0, NaN or
+// cgScaleExp returns e such that v·2^-e lies in [1, 2) (0 for 0, NaN or
 // Inf, which the solvers report themselves).
 func cgScaleExp(v float64) int {
 	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0
 	}
 	_, e := math.Frexp(v)
-	return e
+	return e - 1
 }
+
+// cgScaleFree is the largest |e| for which one-device CG iterates on b as
+// given: within [2^-32, 2^32] r'r cannot underflow or overflow on b's
+// account, and the copy of b that scaling needs on the device is saved
+// (CGMulti scales on the host, always).
+const cgScaleFree = 32
 
 // cgFastChecked is the fast variant with both guards (see above) on one
 // device.
@@ -55,6 +63,9 @@ func cgFastChecked(op Operator, b *afarray.Array, opts CGOptions) (*afarray.Arra
 		return nil, nil, err
 	}
 	e := cgScaleExp(bInf)
+	if e >= -cgScaleFree && e <= cgScaleFree {
+		e = 0
+	}
 	bs := b
 	if e != 0 {
 		if bs, err = b.Copy(); err != nil {

@@ -134,3 +134,17 @@ func TestRunCheckTrueThesis(t *testing.T) {
 		t.Errorf("perturbed solution at tol 1e-3: %v", err)
 	}
 }
+
+// cgScaleExp brings ||b||∞ into [1, 2) by an exact power of two.
+func TestCGScaleExp(t *testing.T) {
+	for _, v := range []float64{1, 1.5, 7, 1e-160, 1e160, 5e-324, math.MaxFloat64} {
+		if s := math.Ldexp(v, -cgScaleExp(v)); !(s >= 1 && s < 2) {
+			t.Errorf("%g scaled to %g", v, s)
+		}
+	}
+	for _, v := range []float64{0, math.NaN(), math.Inf(1)} {
+		if e := cgScaleExp(v); e != 0 {
+			t.Errorf("%g: exponent %d", v, e)
+		}
+	}
+}

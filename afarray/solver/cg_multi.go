@@ -334,7 +334,7 @@ func CGMulti(a *sparse.COO, b []float64, devs []*kernels.Device, opts CGOptions)
 			p.release()
 		}
 	}()
-	// The iteration runs on b·2^-e, ||b·2^-e||∞ in [0.5, 1), and x is
+	// The iteration runs on b·2^-e, ||b·2^-e||∞ in [1, 2), and x is
 	// scaled back: exact, and r'r neither underflows nor overflows for a
 	// badly scaled b (cg_check.go).
 	bInf := 0.0
