@@ -32,9 +32,9 @@ __kernel void gauss_buffer_nopivot(const int rows, const int cols, const int str
 // has the largest magnitude (the first such row on ties). Every work-item of
 // the group takes part and gets the same answer. Each work-item first folds
 // its sliding window of candidates (li, li+n_li, ...) in private memory, then
-// the group reduces the n_li partial results in local memory in
-// ceil(log2(n_li)) halving steps. Local memory therefore scales with the
-// work-group, not with the matrix. A column whose entries are all NaN yields
+// the group reduces the n_li partial results (group_argmax, argmax.cl).
+// Local memory therefore scales with the work-group, not with the matrix.
+// A column whose entries are all NaN yields
 // p with magnitude -1, which the caller treats as a zero pivot.
 inline int pivot_search(const int rows, const int p, __global const double *colp, const int stride,
                         __local double *lmax, __local int *lidx, double *best_out) {
@@ -49,28 +49,7 @@ inline int pivot_search(const int rows, const int p, __global const double *colp
 			bidx = r;
 		}
 	}
-	lmax[li] = best;
-	lidx[li] = bidx;
-	barrier(CLK_LOCAL_MEM_FENCE);
-	for (int len = n_li; len > 1;) {
-		const int upper_half = (len + 1) >> 1;
-		if (li < len - upper_half) {
-			const double a = lmax[li], b = lmax[li + upper_half];
-			const int ia = lidx[li], ib = lidx[li + upper_half];
-			if (b > a || (b == a && ib < ia)) {
-				lmax[li] = b;
-				lidx[li] = ib;
-			}
-		}
-		barrier(CLK_LOCAL_MEM_FENCE);
-		len = upper_half;
-	}
-	*best_out = lmax[0];
-	const int prow = lidx[0];
-	// The next use of lmax/lidx (another call) must not overwrite them
-	// before every work-item has read the result.
-	barrier(CLK_LOCAL_MEM_FENCE);
-	return prow;
+	return group_argmax(best, bidx, lmax, lidx, best_out);
 }
 
 // gauss_buffer_pivot performs step p with partial pivoting. Every work-group

@@ -37,26 +37,7 @@ inline int image_pivot_search(const int rows, const int p, __read_only image2d_t
 			bidx = r;
 		}
 	}
-	lmax[li] = best;
-	lidx[li] = bidx;
-	barrier(CLK_LOCAL_MEM_FENCE);
-	for (int len = n_li; len > 1;) {
-		const int upper_half = (len + 1) >> 1;
-		if (li < len - upper_half) {
-			const float a = lmax[li], b = lmax[li + upper_half];
-			const int ia = lidx[li], ib = lidx[li + upper_half];
-			if (b > a || (b == a && ib < ia)) {
-				lmax[li] = b;
-				lidx[li] = ib;
-			}
-		}
-		barrier(CLK_LOCAL_MEM_FENCE);
-		len = upper_half;
-	}
-	*best_out = lmax[0];
-	const int prow = lidx[0];
-	barrier(CLK_LOCAL_MEM_FENCE);
-	return prow;
+	return group_argmax(best, bidx, lmax, lidx, best_out);
 }
 
 __kernel void gauss_image_pivot(const int p, __read_only image2d_t in, __write_only image2d_t out,

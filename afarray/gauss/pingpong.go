@@ -19,6 +19,9 @@ var vec4Source string
 //go:embed image.cl
 var imageSource string
 
+//go:embed argmax.cl
+var argmaxSource string
+
 // storage is the memory layout of a ping-pong variant.
 type storage int
 
@@ -46,14 +49,15 @@ const (
 // elimination kernels and the triangular solves.
 func (s storage) program(dev *kernels.Device) (*kernels.Program, error) {
 	if s == imageStorage {
-		return dev.Build("-DIMAGE_ROWS", kernels.Source{Name: "image.cl", Text: imageSource},
+		return dev.Build("-DIMAGE_ROWS -DPIV_T=float", kernels.Source{Name: "argmax.cl", Text: argmaxSource},
+			kernels.Source{Name: "image.cl", Text: imageSource},
 			kernels.Source{Name: "trsv.cl", Text: trsvSource})
 	}
 	return bufferProgram(dev)
 }
 
 func bufferProgram(dev *kernels.Device) (*kernels.Program, error) {
-	return dev.Build("", kernels.Source{Name: "buffer.cl", Text: bufferSource},
+	return dev.Build("", kernels.Source{Name: "argmax.cl", Text: argmaxSource}, kernels.Source{Name: "buffer.cl", Text: bufferSource},
 		kernels.Source{Name: "vec4.cl", Text: vec4Source}, kernels.Source{Name: "trsv.cl", Text: trsvSource})
 }
 
