@@ -39,12 +39,9 @@ type MatrixMarketData struct {
 // not) into a COO. Array files are rejected with ErrUnsupported; use
 // ReadMatrixMarketData for them. Malformed input gives a *ParseError.
 func ReadMatrixMarket(r io.Reader) (*COO, error) {
-	d, err := readMatrixMarket(r, "", -1)
+	d, err := readMatrixMarketKind(r, true)
 	if err != nil {
 		return nil, err
-	}
-	if d.COO == nil {
-		return nil, &ParseError{Line: 1, Msg: "array file where a coordinate file is needed", Err: ErrUnsupported}
 	}
 	return d.COO, nil
 }
@@ -53,14 +50,26 @@ func ReadMatrixMarket(r io.Reader) (*COO, error) {
 // a vector) into a *mat.Dense. Coordinate files are rejected with
 // ErrUnsupported.
 func ReadDenseMatrixMarket(r io.Reader) (*mat.Dense, error) {
-	d, err := readMatrixMarket(r, "", -1)
+	d, err := readMatrixMarketKind(r, false)
 	if err != nil {
 		return nil, err
 	}
-	if d.Dense == nil {
+	return d.Dense, nil
+}
+
+// readMatrixMarketKind reads r and refuses a file of the other format than
+// the one asked for (coordinate, or array) with ErrUnsupported.
+func readMatrixMarketKind(r io.Reader, coordinate bool) (*MatrixMarketData, error) {
+	d, err := readMatrixMarket(r, "", -1)
+	switch {
+	case err != nil:
+		return nil, err
+	case coordinate && d.COO == nil:
+		return nil, &ParseError{Line: 1, Msg: "array file where a coordinate file is needed", Err: ErrUnsupported}
+	case !coordinate && d.Dense == nil:
 		return nil, &ParseError{Line: 1, Msg: "coordinate file where an array file is needed", Err: ErrUnsupported}
 	}
-	return d.Dense, nil
+	return d, nil
 }
 
 // ReadMatrixMarketData reads a Matrix Market file of either format.
