@@ -143,11 +143,7 @@ func cgRefine(op Operator, b, x *afarray.Array, res *CGResult, opts CGOptions, t
 		if aerr != nil {
 			return aerr
 		}
-		res.Iterations += dres.Iterations
-		res.Launches += dres.Launches
-		for _, h := range dres.History[1:] {
-			res.History = append(res.History, h*rel)
-		}
+		res.addRestart(dres, rel)
 		if derr != nil {
 			// The restart stopped at the limit: report where x stands.
 			res.Converged = false
@@ -199,4 +195,15 @@ func runCheckTrue(a *sparse.COO, x, b []float64, v Variant, opts Options, iterat
 		return nil
 	}
 	return &NotConvergedError{Iterations: iterations, Residual: nr, Tolerance: tol}
+}
+
+// addRestart adds a restart's iterations and launches to r, and its
+// residual history, relative to the restart's own start, scaled by rel
+// (that start relative to the first), after r's.
+func (r *CGResult) addRestart(d *CGResult, rel float64) {
+	r.Iterations += d.Iterations
+	r.Launches += d.Launches
+	for _, h := range d.History[1:] {
+		r.History = append(r.History, h*rel)
+	}
 }

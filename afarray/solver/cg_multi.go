@@ -600,11 +600,7 @@ func mcgRefine(parts []*mcgPart, csr *sparse.CSR, b, x []float64, res *CGResult,
 		for i, v := range d {
 			x[i] += v
 		}
-		res.Iterations += dres.Iterations
-		res.Launches += dres.Launches
-		for _, h := range dres.History[1:] {
-			res.History = append(res.History, h*rel)
-		}
+		res.addRestart(dres, rel)
 		if err != nil {
 			res.Converged = false
 			return &NotConvergedError{Iterations: res.Iterations, Residual: res.History[len(res.History)-1], Tolerance: tol}

@@ -20,21 +20,11 @@ import "github.com/oclsolve/oclsolve/afarray"
 // Factorize once, then Solve or SolveTo for as many right-hand sides as
 // needed (cscFactor's methods). A factor is not safe for concurrent use.
 type CSCCholesky struct {
-	cscFactor
+	cscOf[kindCholesky]
 }
-
-// Factorize runs the symbolic and numeric factorization of a with variant v
-// ("" means Fast). It returns a *NotPositiveDefiniteError
-// (ErrNotPositiveDefinite) naming the first column whose pivot is not
-// positive, a *NonFiniteError (ErrNonFinite) for NaN or Inf in a, and errors
-// matching ErrShape for a malformed matrix.
-func (c *CSCCholesky) Factorize(a *afarray.CSC, v Variant) error { return c.factorize(false, a, v) }
 
 // L returns a device copy of the factor L in the thesis CSC layout.
 func (c *CSCCholesky) L() (*afarray.CSC, error) { return c.factor() }
-
-// factorizeOwned is Factorize for Run (the registry's factorization).
-func (c *CSCCholesky) factorizeOwned(m any, v Variant) error { return factorizeAs(c.Factorize, m, v) }
 
 // CSCLDLT is the factorization A = L D Lᵀ (L unit lower triangular, D
 // diagonal) of a symmetric matrix in the thesis's CSC layout: L's strict
@@ -43,19 +33,25 @@ func (c *CSCCholesky) factorizeOwned(m any, v Variant) error { return factorizeA
 // pivoting, every pivot must be nonzero. The variants and the rules for
 // reuse are those of CSCCholesky (thesis: §4.6).
 type CSCLDLT struct {
-	cscFactor
+	cscOf[kindLDLT]
 }
-
-// Factorize runs the symbolic and numeric factorization of a with variant v
-// ("" means Fast). It returns a *ZeroPivotError (ErrZeroPivot) naming the
-// first column whose pivot is zero, a *NonFiniteError (ErrNonFinite) for NaN
-// or Inf in a or in the factor, and errors matching ErrShape for a
-// malformed matrix.
-func (c *CSCLDLT) Factorize(a *afarray.CSC, v Variant) error { return c.factorize(true, a, v) }
 
 // LD returns a device copy of the factor: L's strict lower part with D on
 // the diagonal, in the thesis CSC layout.
 func (c *CSCLDLT) LD() (*afarray.CSC, error) { return c.factor() }
 
+// cscOf holds the methods of CSCCholesky and CSCLDLT (kind K).
+type cscOf[K factorKind] struct {
+	cscFactor
+}
+
+// Factorize runs the symbolic and numeric factorization of a with variant v
+// ("" means Fast). It returns a *NotPositiveDefiniteError
+// (ErrNotPositiveDefinite; Cholesky) or a *ZeroPivotError (ErrZeroPivot;
+// LDLT) naming the first column whose pivot fails, a *NonFiniteError
+// (ErrNonFinite) for NaN or Inf in a or in the factor, and errors matching
+// ErrShape for a malformed matrix.
+func (c *cscOf[K]) Factorize(a *afarray.CSC, v Variant) error { return c.factorize(isLDLT[K](), a, v) }
+
 // factorizeOwned is Factorize for Run (the registry's factorization).
-func (c *CSCLDLT) factorizeOwned(m any, v Variant) error { return factorizeAs(c.Factorize, m, v) }
+func (c *cscOf[K]) factorizeOwned(m any, v Variant) error { return factorizeAs(c.Factorize, m, v) }

@@ -23,3 +23,11 @@ func isLDLT[K factorKind]() bool {
 	var k K
 	return k.isLDLT()
 }
+
+// kindName is the method part of the factor types' names.
+func kindName[K factorKind]() string {
+	if isLDLT[K]() {
+		return "LDLT"
+	}
+	return "Cholesky"
+}

@@ -39,37 +39,19 @@ func (s FactorStats) summaryHTML(name string) string {
 }
 
 // String summarises the factor.
-func (c *SKSCholesky) String() string { return c.Stats().summary("solver.SKSCholesky") }
+func (c *sksOf[K]) String() string { return c.Stats().summary("solver.SKS" + kindName[K]()) }
 
 // HTML renders the summary, for notebooks.
-func (c *SKSCholesky) HTML() string { return c.Stats().summaryHTML("solver.SKSCholesky") }
+func (c *sksOf[K]) HTML() string { return c.Stats().summaryHTML("solver.SKS" + kindName[K]()) }
 
 // String summarises the factor.
-func (c *SKSLDLT) String() string { return c.Stats().summary("solver.SKSLDLT") }
+func (c *cscOf[K]) String() string { return c.Stats().summary("solver.CSC" + kindName[K]()) }
 
 // HTML renders the summary, for notebooks.
-func (c *SKSLDLT) HTML() string { return c.Stats().summaryHTML("solver.SKSLDLT") }
+func (c *cscOf[K]) HTML() string { return c.Stats().summaryHTML("solver.CSC" + kindName[K]()) }
 
 // String summarises the factor.
-func (c *CSCCholesky) String() string { return c.Stats().summary("solver.CSCCholesky") }
+func (c *denseOf[K]) String() string { return c.Stats().summary("solver.Dense" + kindName[K]()) }
 
 // HTML renders the summary, for notebooks.
-func (c *CSCCholesky) HTML() string { return c.Stats().summaryHTML("solver.CSCCholesky") }
-
-// String summarises the factor.
-func (c *CSCLDLT) String() string { return c.Stats().summary("solver.CSCLDLT") }
-
-// HTML renders the summary, for notebooks.
-func (c *CSCLDLT) HTML() string { return c.Stats().summaryHTML("solver.CSCLDLT") }
-
-// String summarises the factor.
-func (c *DenseCholesky) String() string { return c.Stats().summary("solver.DenseCholesky") }
-
-// HTML renders the summary, for notebooks.
-func (c *DenseCholesky) HTML() string { return c.Stats().summaryHTML("solver.DenseCholesky") }
-
-// String summarises the factor.
-func (c *DenseLDLT) String() string { return c.Stats().summary("solver.DenseLDLT") }
-
-// HTML renders the summary, for notebooks.
-func (c *DenseLDLT) HTML() string { return c.Stats().summaryHTML("solver.DenseLDLT") }
+func (c *denseOf[K]) HTML() string { return c.Stats().summaryHTML("solver.Dense" + kindName[K]()) }
