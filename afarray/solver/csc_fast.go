@@ -132,12 +132,7 @@ func (f *cscFactor) fastFactor(elmA *kernels.Buffer, amap []int32) error {
 	if err := fill.Launch([]int{groups * fl}, []int{fl}, elmA, mapBuf, f.nnzA, f.elmL); err != nil {
 		return err
 	}
-	return f.launches.factor(f.steps(), f.dscr, f.status.buf, f.ldlt)
+	return f.factorBlocks(f.steps())
 }
 
-func (f *cscFactor) fastSolve(b, x *kernels.Buffer) error {
-	if err := copyToWork(f.dev, f.n, &f.work, b); err != nil {
-		return err
-	}
-	return f.launches.solve(f.steps(), f.work, x, f.ldlt)
-}
+func (f *cscFactor) fastSolve(b, x *kernels.Buffer) error { return f.solveBlocks(f.steps(), b, x) }

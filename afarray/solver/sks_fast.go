@@ -42,15 +42,7 @@ func (f *sksFactor) fastFactor() error {
 	if f.dscr, err = f.dev.Alloc(int64(8 * f.width * f.width)); err != nil {
 		return err
 	}
-	return f.launches.factor(f.blocks(), f.dscr, f.status.buf, f.ldlt)
+	return f.factorBlocks(f.blocks())
 }
 
-// fastSolve solves into x: the forward sweep reads and updates a working
-// copy of b and writes y (LDLT: D⁻¹y) into x, the backward sweep overwrites
-// x in place.
-func (f *sksFactor) fastSolve(b, x *kernels.Buffer) error {
-	if err := copyToWork(f.dev, f.n, &f.work, b); err != nil {
-		return err
-	}
-	return f.launches.solve(f.blocks(), f.work, x, f.ldlt)
-}
+func (f *sksFactor) fastSolve(b, x *kernels.Buffer) error { return f.solveBlocks(f.blocks(), b, x) }

@@ -30,6 +30,23 @@ func (f *sparseBase) base() *sparseBase { return f }
 // Stats describes the last factorization and solve.
 func (f *sparseBase) Stats() FactorStats { return f.stats }
 
+// factorBlocks runs the fast variant's factorization launches over the
+// block schedule steps (the CSC supernodes or the skyline's block
+// columns).
+func (f *sparseBase) factorBlocks(steps []blockStep) error {
+	return f.launches.factor(steps, f.dscr, f.status.buf, f.ldlt)
+}
+
+// solveBlocks is the fast variant's solve into x over steps: the forward
+// sweep reads and updates a working copy of b and writes y (LDLT: D⁻¹y)
+// into x, the backward sweep overwrites x in place.
+func (f *sparseBase) solveBlocks(steps []blockStep, b, x *kernels.Buffer) error {
+	if err := copyToWork(f.dev, f.n, &f.work, b); err != nil {
+		return err
+	}
+	return f.launches.solve(steps, f.work, x, f.ldlt)
+}
+
 // sparseTriangular is what the shared triangular-solve path needs of a CSC
 // or SKS factor: its state and its two solve implementations.
 type sparseTriangular interface {
