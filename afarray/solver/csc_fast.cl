@@ -120,17 +120,7 @@ __kernel void csc_update(__global double *elmL, __global const int *colL, __glob
 		return;
 	const int lid = get_local_id(0), ls = TT * TY;
 	const int g = get_group_id(0);
-	for (int j = lid; j < ns; j += ls) {
-		start[j] = colL[s0 + j];
-		dg[j] = !ldlt ? 1.0 : copy ? din[j * B + j] : elmL[start[j]];
-	}
-	barrier(CLK_LOCAL_MEM_FENCE);
-	if (copy && g == 0)
-		for (int t = lid; t < B * B; t += ls) {
-			const int i = t % B, j = t / B;
-			if (j < ns && i < ns && i >= j)
-				elmL[start[j] + i - j] = din[t];
-		}
+	block_update_start(elmL, colL + s0, ns, din, copy, ldlt, start, dg, 0, start, 0);
 	const int2 tile = tri_tile(g);
 	const int ti = tile.x, tc = tile.y;
 	const int a0 = ti * TT, b0 = tc * TT;

@@ -110,18 +110,9 @@ __kernel void sks_syrk(__global double *elm, __global const int *idx, int nnz, i
 		return;
 	const int lid = get_local_id(0), ls = TT * TY;
 	const int g = get_group_id(0);
-	for (int j = lid; j < bs; j += ls) {
+	for (int j = lid; j < bs; j += ls)
 		last[j] = sks_last(idx, n, nnz, k0 + j);
-		start[j] = idx[k0 + j];
-		dg[j] = !ldlt ? 1.0 : copy ? din[j * B + j] : elm[start[j]];
-	}
-	barrier(CLK_LOCAL_MEM_FENCE);
-	if (copy && g == 0)
-		for (int t = lid; t < B * B; t += ls) {
-			const int i = t % B, j = t / B;
-			if (j < bs && i < bs && i >= j && k0 + i <= last[j])
-				elm[start[j] + i - j] = din[t];
-		}
+	block_update_start(elm, idx + k0, bs, din, copy, ldlt, start, dg, 1, last, k0);
 	const int2 tile = tri_tile(g);
 	const int ti = tile.x, tc = tile.y;
 	const int k1 = k0 + bs, r0 = k1 + ti * TT, c0 = k1 + tc * TT;

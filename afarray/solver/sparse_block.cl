@@ -115,3 +115,26 @@ inline void block_backward_store(__local double (*D)[BLOCK_B + 1], int ns, __loc
 	for (int j = lid; j < ns; j += ls)
 		xb[j] = r[j];
 }
+
+// block_update_start begins csc_update and sks_syrk: it reads the block's
+// column starts (start[j] = diag[j], the position of column j's diagonal)
+// and the update's weights dg (1 for Cholesky; LDLT's D, from the scratch
+// din when copy is set, else from the factor), and with copy set group 0
+// then moves the factored diagonal block from din into place. With skyline
+// set, last[j] (filled by the caller before the call) bounds column j's
+// rows: row k0+i is stored when k0+i <= last[j].
+inline void block_update_start(__global double *elm, __global const int *diag, int ns, __global const double *din, int copy,
+                               int ldlt, __local int *start, __local double *dg, int skyline, __local const int *last, int k0) {
+	const int lid = get_local_id(0), ls = get_local_size(0);
+	for (int j = lid; j < ns; j += ls) {
+		start[j] = diag[j];
+		dg[j] = !ldlt ? 1.0 : copy ? din[j * BLOCK_B + j] : elm[start[j]];
+	}
+	barrier(CLK_LOCAL_MEM_FENCE);
+	if (copy && get_group_id(0) == 0)
+		for (int t = lid; t < BLOCK_B * BLOCK_B; t += ls) {
+			const int i = t % BLOCK_B, j = t / BLOCK_B;
+			if (j < ns && i < ns && i >= j && (!skyline || k0 + i <= last[j]))
+				elm[start[j] + i - j] = din[t];
+		}
+}
