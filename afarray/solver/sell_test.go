@@ -24,10 +24,15 @@ func sellFull(c *sparse.COO) *sparse.COO {
 }
 
 // The SELL product equals the host's COO product (one triangle or both
-// stored, rows of very different lengths), and its diagonal the matrix's.
+// stored, rows of very different lengths, more rows than one launch has
+// items), and its diagonal the matrix's.
 func TestSELLProduct(t *testing.T) {
 	sparseDevice(t)
-	cases := map[string]*sparse.COO{"random": sparseRandomSPD(1000, 30, 3)}
+	cases := map[string]*sparse.COO{"random": sparseRandomSPD(1000, 30, 3),
+		// More rows than the launch's capped groups hold items: items
+		// stride over the rest (rows past maxGroups*sellLocal were once
+		// left at zero, and CG diverged on Model 2 n = 142,422).
+		"beyond the launch": sparseRandomSPD(maxGroups*sellLocal+777, 3, 5)}
 	for _, name := range []string{"bcsstk01", "nos4", "bcsstk13", "lund_a"} {
 		cases[name] = sparseLowerSym(t, sparseLoad(t, name, sparse.OrderNatural))
 	}
