@@ -6,7 +6,7 @@
 
 inline ACC combine(int op, ACC a, ACC b) { return op == 3 ? fmax(a, b) : a + b; }
 
-inline ACC element(int op, __global const T *x, __global const T *y, int i) {
+inline ACC element(int op, __global const T *x, __global const T *y, long i) {
 	ACC a = (ACC)x[i];
 	switch (op) {
 	case 0: return a;
@@ -30,7 +30,7 @@ __kernel void reduce_partial(int n, int op, __global const T *x, __global const 
                              __global ACC *part, __local ACC *s) {
 	int l = get_local_id(0);
 	ACC acc = 0;
-	for (int i = get_global_id(0); i < n; i += get_global_size(0))
+	for (long i = get_global_id(0); i < n; i += get_global_size(0))
 		acc = combine(op, acc, element(op, x, y, i));
 	s[l] = acc;
 	tree(op, s);

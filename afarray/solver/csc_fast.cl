@@ -21,7 +21,7 @@
 
 // csc_fill scatters A's entries into the zeroed L through the host's map.
 __kernel void csc_fill(__global const double *elmA, __global const int *amap, int nnzA, __global double *elmL) {
-	for (int x = get_global_id(0); x < nnzA; x += get_global_size(0))
+	for (long x = get_global_id(0); x < nnzA; x += get_global_size(0))
 		elmL[amap[x]] = elmA[x];
 }
 

@@ -46,7 +46,7 @@ void csc_thesis(__global const double *elmA, __global const int *colA, __global 
 	const int j = sstep == 5 ? n - 1 - step : step;
 	const int p = colL[j], m = csc_count(colL, n, nnzL, j) - 1, rb = p - j;
 	if (sstep == -1) {
-		for (int x = get_global_id(0); x < nnzA; x += get_global_size(0)) {
+		for (long x = get_global_id(0); x < nnzA; x += get_global_size(0)) {
 			int c = 0;
 			while (c + 1 < n && colA[c + 1] <= x)
 				c++;

@@ -23,8 +23,8 @@ inline void tree_sum(__local double *part) {
 // Gauss-Jordan builds the augmented matrix [A | B] with it.
 __kernel void copy_cols(int n, int m, __global const double *src, int lds, int c0,
                         __global double *dst, int ldd, int d0) {
-	int total = n * m;
-	for (int e = get_global_id(0); e < total; e += get_global_size(0)) {
+	long total = (long)n * m;
+	for (long e = get_global_id(0); e < total; e += get_global_size(0)) {
 		int i = e % n, j = e / n;
 		dst[i + (long)ldd * (d0 + j)] = src[i + (long)lds * (c0 + j)];
 	}

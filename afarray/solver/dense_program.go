@@ -135,7 +135,7 @@ func (s *status) checkFinite(dev *kernels.Device, x *kernels.Buffer, n, slot int
 	if err != nil {
 		return err
 	}
-	return k.Launch([]int{groupsFor(n, denseLocal) * denseLocal}, []int{denseLocal}, n, x, s.flags, slot)
+	return k.Launch([]int{groupsFor(n, denseLocal) * denseLocal}, []int{denseLocal}, int64(n), x, s.flags, slot)
 }
 
 // found reports whether a flag holds an index.

@@ -126,8 +126,8 @@ __kernel void gauss_jordan_thesis(__global double *A, int n, int wA, int k,
 // x = A[:, n+c] ./ diag(A) for the m right-hand sides.
 __kernel void gauss_jordan_thesis_extract(__global const double *A, int n, int m, __global double *x) {
 	long ld = n;
-	int total = n * m;
-	for (int e = get_global_id(0); e < total; e += get_global_size(0)) {
+	long total = (long)n * m;
+	for (long e = get_global_id(0); e < total; e += get_global_size(0)) {
 		int i = e % n, c = e / n;
 		x[e] = A[i + ld * (n + c)] / A[i + ld * i];
 	}

@@ -29,11 +29,15 @@ inline int sparse_pivot_ok(double d, int ldlt) {
 // check_finite lowers flag[slot] to the smallest index i < n with x[i] NaN or
 // Inf (flag[slot] must start at SPARSE_NONE = INT_MAX). It is the one
 // finiteness check of the package: the sparse factors, the dense solvers and
-// CG run it on their inputs and results and read the status once.
-__kernel void check_finite(int n, __global const double *x, __global int *flag, int slot) {
-	for (int i = get_global_id(0); i < n; i += get_global_size(0))
+// CG run it on their inputs and results and read the status once. The index
+// is a long: with an int, i + global size wraps negative once n nears
+// INT_MAX (a dense matrix of order 46,340, a supernodal L of 2^31 entries)
+// and the loop reads before x. An index past INT_MAX - 1 is recorded as
+// INT_MAX - 1: found, at or after that position.
+__kernel void check_finite(long n, __global const double *x, __global int *flag, int slot) {
+	for (long i = get_global_id(0); i < n; i += get_global_size(0))
 		if (!isfinite(x[i]))
-			atomic_min(&flag[slot], i);
+			atomic_min(&flag[slot], (int)min(i, (long)(INT_MAX - 1)));
 }
 
 // Phases the thesis's sparse kernels (csc_thesis.cl, sks_thesis.cl) share:

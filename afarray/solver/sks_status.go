@@ -79,7 +79,7 @@ func (s *sparseStatus) reset() error {
 func (s *sparseStatus) check(x *kernels.Buffer, n, slot int) error {
 	const local = 256
 	groups := min(max((n+local-1)/local, 1), 256)
-	return s.chk.Launch([]int{groups * local}, []int{local}, n, x, s.buf, slot)
+	return s.chk.Launch([]int{groups * local}, []int{local}, int64(n), x, s.buf, slot)
 }
 
 // read waits for the device and returns the slots and the failed pivot.

@@ -71,7 +71,7 @@ __kernel void sn_scatter(__global const double *a, __global const int *diag, __g
 // a[k] (the multi-device factorization, whose parts hold some of A's
 // entries each).
 __kernel void sn_scatter_map(__global const double *a, __global const long *map, int nnz, __global double *L) {
-	for (int k = get_global_id(0); k < nnz; k += get_global_size(0))
+	for (long k = get_global_id(0); k < nnz; k += get_global_size(0))
 		L[map[k]] = a[k];
 }
 
@@ -734,8 +734,10 @@ __kernel void sn_bgemv(__global const int *task, int t0, __global const long *in
 		last = atomic_inc(cnt + t.x) == t.z - 1;
 		if (last)
 			atomic_xchg(cnt + t.x, 0);
+		// Acquire: the other groups' partials are read after their count.
+		mem_fence(CLK_GLOBAL_MEM_FENCE);
 	}
-	barrier(CLK_LOCAL_MEM_FENCE);
+	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 	if (!last)
 		return;
 	__global double *xs = x + (long)rh * n + first;

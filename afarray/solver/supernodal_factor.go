@@ -672,7 +672,9 @@ func (f *snFactor) run(a *afarray.CSC, amap []int64) error {
 		}
 	}
 	prog.at(len(sc.steps))
-	if err := f.status.check(f.L, int(min(stored, 1<<31-1)), stFactor); err != nil {
+	// Every stored entry is checked (check_finite indexes with a long); one
+	// past 2^31 - 2 is reported at that position, the column holding it.
+	if err := f.status.check(f.L, int(stored), stFactor); err != nil {
 		return err
 	}
 	st, pivot, err := f.status.read()
