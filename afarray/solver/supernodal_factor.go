@@ -57,6 +57,11 @@ const (
 	snRCH     = 256 // rows per group in the solves of large supernodes
 )
 
+// sn_fgemv's first row-update group also solves the next block's triangle,
+// which needs a group's rows to cover a whole block: snRCH >= snSBL (this
+// constant does not compile otherwise).
+const _ = uint(snRCH - snSBL)
+
 // snGPUKernels makes CPU devices run the GPU kernels and launch plan (a
 // hook for tests, so that PoCL checks the fused GPU path).
 var snGPUKernels = false
