@@ -81,7 +81,7 @@ func runAuto(a *sparse.COO, b []float64, opts Options) ([]float64, *Report, erro
 	}
 	if !symmetric {
 		why := "not symmetric"
-		if tri := oneTriangle(a); tri != "" {
+		if tri := a.OneTriangle(); tri != "" {
 			// What a Python user gets from scipy.sparse.tril, or a general
 			// Matrix Market file of one triangle: say what it is taken for.
 			why = fmt.Sprintf("not symmetric (it stores only the %s triangle and is not marked symmetric, so it is solved as the triangular matrix it stores; for one triangle of a symmetric matrix set COO.Symmetric)", tri)
@@ -113,26 +113,6 @@ func runAuto(a *sparse.COO, b []float64, opts Options) ([]float64, *Report, erro
 		return x, rep, err
 	}
 	return runLU(a, b, opts, "LDLᵀ met a zero pivot ("+err.Error()+"): dense LU with partial pivoting")
-}
-
-// oneTriangle reports which triangle holds every entry of the square,
-// general matrix a: "lower", "upper", or "" (both, or only the diagonal).
-func oneTriangle(a *sparse.COO) string {
-	if a.Symmetric || a.Rows != a.Cols || a.NNZ() == 0 {
-		return ""
-	}
-	lower, upper := true, true
-	for k := range a.I {
-		lower = lower && a.I[k] >= a.J[k]
-		upper = upper && a.I[k] <= a.J[k]
-	}
-	switch {
-	case lower == upper: // both: diagonal; neither: a full matrix
-		return ""
-	case lower:
-		return "lower"
-	}
-	return "upper"
 }
 
 // runLU solves with package gauss's blocked LU with partial pivoting on a

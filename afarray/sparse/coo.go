@@ -306,3 +306,27 @@ func sumSorted(I, J []int32, V []float64) ([]int32, []int32, []float64) {
 	}
 	return I[:w], J[:w], V[:w]
 }
+
+// OneTriangle reports which triangle holds every entry of the square
+// matrix c when it is not marked symmetric: "lower", "upper", or "" (both
+// triangles, only the diagonal, no entries, or c is marked symmetric). Such
+// a matrix is ambiguous: a triangular matrix, or one triangle of a
+// symmetric one; callers decide by their rule (oclsolve solve's
+// --symmetric, solver.Solve's choice).
+func (c *COO) OneTriangle() string {
+	if c.Symmetric || c.Rows != c.Cols || c.NNZ() == 0 {
+		return ""
+	}
+	lower, upper := true, true
+	for k := range c.I {
+		lower = lower && c.I[k] >= c.J[k]
+		upper = upper && c.I[k] <= c.J[k]
+	}
+	switch {
+	case lower == upper: // both: diagonal; neither: a full matrix
+		return ""
+	case lower:
+		return "lower"
+	}
+	return "upper"
+}

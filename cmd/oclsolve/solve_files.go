@@ -21,29 +21,9 @@ import (
 // sparse.ErrNotSymmetric that says to pass --symmetric, never answering a
 // different system than the file holds.
 
-// triangleOf reports which triangle holds every entry of the square,
-// general matrix a: "lower", "upper", or "" (both, or only the diagonal).
-func triangleOf(a *sparse.COO) string {
-	if a.Symmetric || a.Rows != a.Cols || a.NNZ() == 0 {
-		return ""
-	}
-	lower, upper := true, true
-	for k := range a.I {
-		lower = lower && a.I[k] >= a.J[k]
-		upper = upper && a.I[k] <= a.J[k]
-	}
-	switch {
-	case lower == upper: // both: diagonal; neither: a full matrix
-		return ""
-	case lower:
-		return "lower"
-	}
-	return "upper"
-}
-
 // applyTriangleRule applies the rule above to the matrix just read.
 func applyTriangleRule(p *solveProblem, o *solveOptions) error {
-	tri := triangleOf(p.A)
+	tri := p.A.OneTriangle()
 	switch {
 	case tri == "":
 		return nil
