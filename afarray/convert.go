@@ -411,18 +411,16 @@ func (m *COO) ToSKS() (*SKS, error) {
 	return converted(c, out)
 }
 
-// ToCSR converts the matrix to compressed sparse rows on the device, with
-// the same result, bit for bit, as sparse.CSRFromCOO on the host copy:
-// columns increasing in each row, duplicates summed in entry order, a
-// Symmetric m expanded to both triangles, explicit zeros kept. A general m
-// may be rectangular. Index and value errors are those of ToCSC. m is not
-// modified.
-func (m *COO) ToCSR() (*CSR, error) {
+// compactRows starts a conversion that groups m's entries by row (both
+// triangles of a Symmetric m), columns increasing, duplicates summed in
+// entry order: what ToCSR and ToDense build from. It returns the
+// conversion (the caller frees it), the grouping and the number of distinct
+// entries.
+func (m *COO) compactRows() (*conversion, *compacted, int, error) {
 	c, err := m.newConversion(false)
 	if err != nil {
-		return nil, err
+		return nil, nil, 0, err
 	}
-	defer c.free()
 	mode := modeRows
 	if m.Symmetric {
 		mode = modeRowsSym
@@ -430,9 +428,24 @@ func (m *COO) ToCSR() (*CSR, error) {
 	g := c.compact(mode, m.Rows)
 	st, err := c.readStatus()
 	if err != nil {
+		c.free()
+		return nil, nil, 0, err
+	}
+	return c, g, int(st[stDistinct]), nil
+}
+
+// ToCSR converts the matrix to compressed sparse rows on the device, with
+// the same result, bit for bit, as sparse.CSRFromCOO on the host copy:
+// columns increasing in each row, duplicates summed in entry order, a
+// Symmetric m expanded to both triangles, explicit zeros kept. A general m
+// may be rectangular. Index and value errors are those of ToCSC. m is not
+// modified.
+func (m *COO) ToCSR() (*CSR, error) {
+	c, g, nu, err := m.compactRows()
+	if err != nil {
 		return nil, err
 	}
-	nu := int(st[stDistinct])
+	defer c.free()
 	out := &CSR{Rows: m.Rows, Cols: m.Cols, RowPtr: c.newOut(Int32, m.Rows+1), ColIdx: c.newOut(Int32, nu), Values: c.newOut(Float64, nu)}
 	if c.err != nil {
 		out.Release()
@@ -456,21 +469,11 @@ func (m *COO) ToDense() (*Array, error) {
 	if int64(m.Rows)*int64(m.Cols) > math.MaxInt32 {
 		return nil, fmt.Errorf("%w: %w: dense %dx%d has more than 2^31-1 elements", ErrShape, sparse.ErrShape, m.Rows, m.Cols)
 	}
-	c, err := m.newConversion(false)
+	c, g, nu, err := m.compactRows()
 	if err != nil {
 		return nil, err
 	}
 	defer c.free()
-	mode := modeRows
-	if m.Symmetric {
-		mode = modeRowsSym
-	}
-	g := c.compact(mode, m.Rows)
-	st, err := c.readStatus()
-	if err != nil {
-		return nil, err
-	}
-	nu := int(st[stDistinct])
 	out, err := newArray(c.dev, Float64, m.Rows, m.Cols, false)
 	if err != nil {
 		return nil, fmt.Errorf("afarray: COO conversion: %w", err)
