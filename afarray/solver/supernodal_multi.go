@@ -94,45 +94,33 @@ func runSupernodalMulti(a *sparse.COO, b []float64, devs []*kernels.Device, ldlt
 // supernodal_multi.go). Matrix and vectors live on the host; each device
 // receives only its share. Column errors name the caller's numbering, as
 // on one device. A factor is not safe for concurrent use.
-type SupernodalCholeskyMulti struct{ m snMulti }
+type SupernodalCholeskyMulti struct{ snMultiOf[kindCholesky] }
+
+// SupernodalLDLTMulti is SupernodalLDLT spread over several devices, as
+// SupernodalCholeskyMulti.
+type SupernodalLDLTMulti struct{ snMultiOf[kindLDLT] }
+
+// snMultiOf holds the methods of SupernodalCholeskyMulti and
+// SupernodalLDLTMulti (factor_kind.go).
+type snMultiOf[K factorKind] struct{ m snMulti }
 
 // Factorize orders a (amd, nd, rcm, none or auto; see sparse.FillOrder),
 // analyzes it, maps its assembly tree onto devs and factors it. Errors are
 // those of SupernodalCholesky.Factorize, from whichever device met them,
 // and ErrDevice for an empty or repeated device list.
-func (c *SupernodalCholeskyMulti) Factorize(a *sparse.CSC, devs []*kernels.Device, ordering sparse.Ordering) error {
-	c.m.ldlt = false
+func (c *snMultiOf[K]) Factorize(a *sparse.CSC, devs []*kernels.Device, ordering sparse.Ordering) error {
+	c.m.ldlt = isLDLT[K]()
 	return c.m.factorize(a, devs, ordering)
 }
 
 // Solve solves A x = b (b of the matrix's order, on the host).
-func (c *SupernodalCholeskyMulti) Solve(b []float64) ([]float64, error) { return c.m.solve(b) }
+func (c *snMultiOf[K]) Solve(b []float64) ([]float64, error) { return c.m.solve(b) }
 
 // Stats describes each device's share and the factorization.
-func (c *SupernodalCholeskyMulti) Stats() MultiStats { return c.m.stats }
+func (c *snMultiOf[K]) Stats() MultiStats { return c.m.stats }
 
 // Release frees the factor's device memory on every device.
-func (c *SupernodalCholeskyMulti) Release() { c.m.release() }
-
-// SupernodalLDLTMulti is SupernodalLDLT spread over several devices, as
-// SupernodalCholeskyMulti.
-type SupernodalLDLTMulti struct{ m snMulti }
-
-// Factorize orders, analyzes, maps and factors a (see
-// SupernodalCholeskyMulti.Factorize).
-func (c *SupernodalLDLTMulti) Factorize(a *sparse.CSC, devs []*kernels.Device, ordering sparse.Ordering) error {
-	c.m.ldlt = true
-	return c.m.factorize(a, devs, ordering)
-}
-
-// Solve solves A x = b (b of the matrix's order, on the host).
-func (c *SupernodalLDLTMulti) Solve(b []float64) ([]float64, error) { return c.m.solve(b) }
-
-// Stats describes each device's share and the factorization.
-func (c *SupernodalLDLTMulti) Stats() MultiStats { return c.m.stats }
-
-// Release frees the factor's device memory on every device.
-func (c *SupernodalLDLTMulti) Release() { c.m.release() }
+func (c *snMultiOf[K]) Release() { c.m.release() }
 
 // Positions in a supernode's info record (supernodal.cl's S_* names).
 const (
