@@ -70,25 +70,25 @@ func registryNames() (methods, formats, variants []string) {
 // are reported apart. thesis_memory_mb uses the thesis's formulas; a skipped
 // combination has skipped set and says why.
 type benchResult struct {
-	System         string  `json:"system"`
-	N              int     `json:"n"`
-	NNZ            int     `json:"nnz"`
-	Method         string  `json:"method"`
-	Format         string  `json:"format"`
-	Variant        string  `json:"variant"`
-	Ordering       string  `json:"ordering,omitempty"`
-	TimeS          float64 `json:"time_s"`
-	UploadS        float64 `json:"upload_s"`
-	OrderingS      float64 `json:"ordering_s"`
-	SymbolicS      float64 `json:"symbolic_s"`
-	TotalS         float64 `json:"total_s"`
-	ThesisMemoryMB float64 `json:"thesis_memory_mb"`
-	DeviceBytes    int64   `json:"device_bytes"`
-	Launches       int64   `json:"kernel_launches"`
-	Iterations     int     `json:"iterations,omitempty"`
-	BackwardError  float64 `json:"backward_error"`
-	Skipped        string  `json:"skipped,omitempty"`
-	Error          string  `json:"error,omitempty"`
+	System         string    `json:"system"`
+	N              int       `json:"n"`
+	NNZ            int       `json:"nnz"`
+	Method         string    `json:"method"`
+	Format         string    `json:"format"`
+	Variant        string    `json:"variant"`
+	Ordering       string    `json:"ordering,omitempty"`
+	TimeS          float64   `json:"time_s"`
+	UploadS        float64   `json:"upload_s"`
+	OrderingS      float64   `json:"ordering_s"`
+	SymbolicS      float64   `json:"symbolic_s"`
+	TotalS         float64   `json:"total_s"`
+	ThesisMemoryMB float64   `json:"thesis_memory_mb"`
+	DeviceBytes    int64     `json:"device_bytes"`
+	Launches       int64     `json:"kernel_launches"`
+	Iterations     int       `json:"iterations,omitempty"`
+	BackwardError  jsonFloat `json:"backward_error"`
+	Skipped        string    `json:"skipped,omitempty"`
+	Error          string    `json:"error,omitempty"`
 }
 
 func init() {
@@ -283,7 +283,7 @@ func (cfg *benchThesis) measure(p *solveProblem, in string, col benchColumn, v s
 		r.Error = err.Error()
 	}
 	if x != nil && (err == nil || errors.As(err, &nc)) {
-		r.BackwardError = backwardError(p, x)
+		r.BackwardError = jsonFloat(backwardError(p, x))
 	}
 	return r
 }
@@ -372,7 +372,7 @@ func printBenchTables(w io.Writer, device string, results []benchResult, variant
 	}
 	var worst float64
 	for _, r := range results {
-		worst = math.Max(worst, r.BackwardError)
+		worst = math.Max(worst, float64(r.BackwardError))
 	}
 	fmt.Fprintf(w, "\nLargest backward error ||b-Ax||∞/(||A||∞||x||∞+||b||∞): %.2e\n", worst)
 }

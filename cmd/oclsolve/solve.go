@@ -197,12 +197,12 @@ type solveReport struct {
 	ThesisMemoryMB   float64             `json:"thesis_memory_mb"`
 	KernelLaunches   int64               `json:"kernel_launches"`
 	Iterations       int                 `json:"iterations"`
-	ResidualHistory  []float64           `json:"residual_history,omitempty"`
-	RelativeResidual float64             `json:"relative_residual"`
-	BackwardError    float64             `json:"backward_error"`
-	RefMaxAbsDiff    *float64            `json:"ref_max_abs_diff,omitempty"`
-	RefNorm2Diff     *float64            `json:"ref_norm2_diff,omitempty"`
-	RefRelDiff       *float64            `json:"ref_rel_diff,omitempty"`
+	ResidualHistory  []jsonFloat         `json:"residual_history,omitempty"`
+	RelativeResidual jsonFloat           `json:"relative_residual"`
+	BackwardError    jsonFloat           `json:"backward_error"`
+	RefMaxAbsDiff    *jsonFloat          `json:"ref_max_abs_diff,omitempty"`
+	RefNorm2Diff     *jsonFloat          `json:"ref_norm2_diff,omitempty"`
+	RefRelDiff       *jsonFloat          `json:"ref_rel_diff,omitempty"`
 	Converged        *bool               `json:"converged,omitempty"`
 	Error            string              `json:"error,omitempty"`
 	Notes            []string            `json:"notes,omitempty"`
@@ -235,6 +235,9 @@ func (r *solveReport) MarshalJSON() ([]byte, error) {
 			return nil, err
 		}
 		v, err := json.Marshal(st.Value)
+		if f, ok := st.Value.(float64); ok {
+			v, err = marshalFinite(f)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -531,8 +534,8 @@ func answerFailure(rep *solveReport, out *solveOutcome, m *solveMethod, o *solve
 	switch {
 	case out.Failure != nil:
 		return &exitError{exitNotConverged, out.Failure}
-	case out.Converged == nil && !(rep.BackwardError <= accuracyLimit(out)):
-		return &exitError{exitInaccurate, inaccurate(m.name, o.Variant, rep.BackwardError, accuracyLimit(out))}
+	case out.Converged == nil && !(float64(rep.BackwardError) <= accuracyLimit(out)):
+		return &exitError{exitInaccurate, inaccurate(m.name, o.Variant, float64(rep.BackwardError), accuracyLimit(out))}
 	}
 	return nil
 }
@@ -764,7 +767,7 @@ func makeReport(p *solveProblem, o *solveOptions, m *solveMethod, out *solveOutc
 		Source: p.Source, N: p.N, NNZ: p.NNZ, NNZFull: p.NNZFull, Method: m.name, Format: o.Format, Variant: o.Variant,
 		Ordering: out.Ordering, Times: out.Times, DeviceBytes: out.DeviceBytes,
 		ThesisMemoryMB: out.ThesisMemory / 1e6, Iterations: out.Iterations,
-		ResidualHistory: out.ResidualHistory, Notes: out.Notes, Converged: out.Converged,
+		ResidualHistory: jsonFloats(out.ResidualHistory), Notes: out.Notes, Converged: out.Converged,
 		Stats: out.Stats,
 	}
 	if out.Format != "" {
@@ -783,8 +786,8 @@ func makeReport(p *solveProblem, o *solveOptions, m *solveMethod, out *solveOutc
 		r2 += r * r
 		b2 += p.B[i] * p.B[i]
 	}
-	rep.RelativeResidual = math.Sqrt(r2) / math.Max(math.Sqrt(b2), math.SmallestNonzeroFloat64)
-	rep.BackwardError = sparse.BackwardError(p.normInf(), ax, out.X, p.B)
+	rep.RelativeResidual = jsonFloat(math.Sqrt(r2) / math.Max(math.Sqrt(b2), math.SmallestNonzeroFloat64))
+	rep.BackwardError = jsonFloat(sparse.BackwardError(p.normInf(), ax, out.X, p.B))
 	rep.compareRef(out.X, p.Ref)
 	return rep
 }
@@ -805,7 +808,8 @@ func (rep *solveReport) compareRef(x, ref []float64) {
 	}
 	s = math.Sqrt(s)
 	rel := s / math.Max(math.Sqrt(r), math.SmallestNonzeroFloat64)
-	rep.RefMaxAbsDiff, rep.RefNorm2Diff, rep.RefRelDiff = &mx, &s, &rel
+	mxf, sf, relf := jsonFloat(mx), jsonFloat(s), jsonFloat(rel)
+	rep.RefMaxAbsDiff, rep.RefNorm2Diff, rep.RefRelDiff = &mxf, &sf, &relf
 }
 
 func (p *solveProblem) matVec(x []float64) []float64 {

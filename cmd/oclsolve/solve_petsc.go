@@ -134,8 +134,8 @@ func runPETSc(p *solveProblem, o *solveOptions) (*solveReport, []float64, error)
 			Factorize: r.FactorizeTime.Seconds(), Solve: r.SolveTime.Seconds(), Download: r.GatherTime.Seconds(),
 			Total: r.TotalTime.Seconds(),
 		},
-		Iterations: r.Iterations, ResidualHistory: r.History,
-		RelativeResidual: r.RelativeResidual, BackwardError: r.BackwardError,
+		Iterations: r.Iterations, ResidualHistory: jsonFloats(r.History),
+		RelativeResidual: jsonFloat(r.RelativeResidual), BackwardError: jsonFloat(r.BackwardError),
 		PETSc: &petscReport{
 			Ranks: r.Ranks, KSP: r.KSP, PC: r.PC, BlockSize: r.BlockSize, NearNullSpace: r.NearNullSpace,
 			PeakRSSBytes: r.PeakRSS, FactorEntries: r.FactorEntries, FactorFlops: r.FactorFlops, FactorBytesMax: r.FactorBytesMax,
@@ -211,8 +211,8 @@ func solvePETSc(posArgs []string, o *solveOptions, rhs string, rhsSet bool, ref,
 		if err != nil {
 			failure = &exitError{exitNotConverged, err}
 		}
-	} else if !(rep.BackwardError <= solver.MaxBackwardError) {
-		failure = &exitError{exitInaccurate, inaccurate(rep.Method, enginePETSc, rep.BackwardError, solver.MaxBackwardError)}
+	} else if !(float64(rep.BackwardError) <= solver.MaxBackwardError) {
+		failure = &exitError{exitInaccurate, inaccurate(rep.Method, enginePETSc, float64(rep.BackwardError), solver.MaxBackwardError)}
 	}
 	rep.Times.finish(read)
 	report := io.Writer(os.Stdout)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -124,5 +125,38 @@ func TestSolverMethodPairs(t *testing.T) {
 		if m == nil || m.has == nil || m.has(c.format, c.variant) != c.want {
 			t.Errorf("%s %s %s: want %v", c.method, c.format, c.variant, c.want)
 		}
+	}
+}
+
+// A failed run's report may hold NaN or infinite figures (the backward
+// error of an answer that overflowed): --json must still print the report,
+// with null for them, not an encoder error in its place; and a float that
+// is finite prints exactly as encoding/json prints a float64.
+func TestSolveReportMarshalNonFinite(t *testing.T) {
+	inf := jsonFloat(math.Inf(1))
+	r := &solveReport{N: 2, Method: "cg", BackwardError: jsonFloat(math.NaN()), RelativeResidual: 1.5e-300,
+		ResidualHistory: []jsonFloat{1, jsonFloat(math.NaN()), 0.25}, RefRelDiff: &inf, Error: "not converged",
+		Stats: []solver.Stat{{Key: "growth", Value: math.Inf(-1)}, {Key: "ratio", Value: 0.125}}}
+	buf, err := json.Marshal(r)
+	if err != nil {
+		t.Fatalf("marshal: %v", err)
+	}
+	var back map[string]any
+	if err := json.Unmarshal(buf, &back); err != nil {
+		t.Fatalf("%s: %v", buf, err)
+	}
+	hist, _ := back["residual_history"].([]any)
+	if v, ok := back["backward_error"]; !ok || v != nil || back["relative_residual"] != 1.5e-300 ||
+		len(hist) != 3 || hist[0] != 1.0 || hist[1] != nil || hist[2] != 0.25 || back["ref_rel_diff"] != nil ||
+		back["growth"] != nil || back["ratio"] != 0.125 || back["error"] != "not converged" {
+		t.Errorf("non-finite figures: %s", buf)
+	}
+	if !strings.Contains(string(buf), `"backward_error":null`) || !strings.Contains(string(buf), `"growth":null`) {
+		t.Errorf("want null for NaN and Inf: %s", buf)
+	}
+	// The report decodes back into its own type (null leaves a zero).
+	var again solveReport
+	if err := json.Unmarshal(buf, &again); err != nil || again.RelativeResidual != 1.5e-300 || again.N != 2 {
+		t.Errorf("decode into solveReport: %v %+v", err, again)
 	}
 }
