@@ -1,7 +1,7 @@
-// Vector work common to the one-device CG (cg.cl) and the multi-device CG
-// (cg_multi.cl): the per-group partial sums and the two loops that set and
-// advance x, r and z. Both programs include this file after
-// dense_common.cl (tree_sum).
+// Vector work common to the one-device CG (cg.cl, spmv.cl) and the
+// multi-device CG (cg_multi.cl): the per-group partial sums, the per-row
+// team sums of the row products, and the two loops that set and advance x,
+// r and z. Both programs include this file after dense_common.cl (tree_sum).
 
 // group_parts stores this group's sum of v into parts[get_group_id(0)].
 inline void group_parts(double v, __global double *parts, __local double *s) {
@@ -9,6 +9,18 @@ inline void group_parts(double v, __global double *parts, __local double *s) {
 	s[l] = v;
 	tree_sum(s);
 	if (l == 0) parts[get_group_id(0)] = s[0];
+	barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+// team_sum folds each team's T values of s (T a power of two) into the
+// team's first slot. Every item of the group must call it; the row
+// products of spmv.cl and cg_multi.cl (T lanes per row) reduce with it.
+inline void team_sum(__local double *s, int T) {
+	int l = get_local_id(0), lane = l % T;
+	for (int w = T / 2; w > 0; w >>= 1) {
+		barrier(CLK_LOCAL_MEM_FENCE);
+		if (lane < w) s[l] += s[l + w];
+	}
 	barrier(CLK_LOCAL_MEM_FENCE);
 }
 

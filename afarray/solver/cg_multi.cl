@@ -46,11 +46,7 @@ __kernel void mcg_step(int m, int ext, double beta, __global const int *rowptr,
 			}
 		}
 		s[l] = acc;
-		barrier(CLK_LOCAL_MEM_FENCE);
-		for (int w = T / 2; w > 0; w >>= 1) {
-			if (lane < w) s[l] += s[l + w];
-			barrier(CLK_LOCAL_MEM_FENCE);
-		}
+		team_sum(s, T);
 		if (lane == 0 && i < m) {
 			double qi = s[l], pi = fma(beta, pold[i], z[i]);
 			q[i] = qi;
@@ -128,11 +124,7 @@ __kernel void mcg1_spmv(int m, __global const int *rowptr, __global const int *c
 		if (i < m)
 			for (int k = rowptr[i] + lane; k < rowptr[i + 1]; k += T) acc += val[k] * u[col[k]];
 		sl[l] = acc;
-		barrier(CLK_LOCAL_MEM_FENCE);
-		for (int h = T / 2; h > 0; h >>= 1) {
-			if (lane < h) sl[l] += sl[l + h];
-			barrier(CLK_LOCAL_MEM_FENCE);
-		}
+		team_sum(sl, T);
 		if (lane == 0 && i < m) {
 			double wi = sl[l], ui = u[i], ri = r[i];
 			w[i] = wi;

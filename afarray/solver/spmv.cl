@@ -114,17 +114,6 @@ inline double row_sum(int fmt, int n, int le, int i, int lane, int T,
 	return acc;
 }
 
-// team_sum folds each team's T values of s (T a power of two) into the
-// team's first slot. Every item of the group must call it.
-inline void team_sum(__local double *s, int T) {
-	int l = get_local_id(0), lane = l % T;
-	for (int w = T / 2; w > 0; w >>= 1) {
-		barrier(CLK_LOCAL_MEM_FENCE);
-		if (lane < w) s[l] += s[l + w];
-	}
-	barrier(CLK_LOCAL_MEM_FENCE);
-}
-
 // spmv_rows: y = A x, a team of T items per row.
 __kernel void spmv_rows(int fmt, int n, int le, __global const double *val, __global const int *ia,
                         __global const int *ib, __global const int *ic, __global const int *id,
