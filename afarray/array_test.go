@@ -492,3 +492,35 @@ func TestMemoryAccountingAndOOM(t *testing.T) {
 		t.Errorf("OOM error does not name the sizes: %v", err)
 	}
 }
+
+// Transpose of matrices wider than the launch's column groups (32,768 tiles
+// of 16 columns): the kernel strides over the rest, which NVIDIA needs (it
+// refuses more than 65,535 groups in grid dimension 1). Widths just past a
+// whole number of rounds, and rows that are not a multiple of the tile.
+func TestTransposeWide(t *testing.T) {
+	for _, shape := range [][2]int{{1, 32768*16 + 1}, {3, 2*32768*16 + 17}} {
+		m, n := shape[0], shape[1]
+		as := make([]float64, m*n)
+		for i := range as {
+			as[i] = float64(i%9973) + float64(i)/float64(len(as))
+		}
+		a := mustArray(t, as, Float64, m, n)
+		tr, err := Transpose(a)
+		if err != nil {
+			t.Fatalf("%dx%d: %v", m, n, err)
+		}
+		if r, c := tr.Dims(); r != n || c != m {
+			t.Fatalf("%dx%d: transpose is %dx%d", m, n, r, c)
+		}
+		got, _ := tr.Float64s()
+		for i := 0; i < m; i++ {
+			for j := 0; j < n; j++ {
+				if got[j+n*i] != as[i+m*j] {
+					t.Fatalf("%dx%d: transpose wrong at (%d,%d)", m, n, i, j)
+				}
+			}
+		}
+		a.Release()
+		tr.Release()
+	}
+}

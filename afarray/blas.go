@@ -112,8 +112,11 @@ func Transpose(a *Array) (*Array, error) {
 		t.Release()
 		return nil, err
 	}
-	const tt = 16
-	if err := k.Launch([]int{kernels.RoundUp(a.rows, tt), kernels.RoundUp(a.cols, tt)}, []int{tt, tt}, int32(a.rows), int32(a.cols), a.buf, t.buf); err != nil {
+	// At most transposeColGroups groups in dimension 1 (the kernel strides
+	// over the rest): NVIDIA refuses more than 65,535 there.
+	const tt, transposeColGroups = 16, 32768
+	colGroups := min((a.cols+tt-1)/tt, transposeColGroups)
+	if err := k.Launch([]int{kernels.RoundUp(a.rows, tt), colGroups * tt}, []int{tt, tt}, int32(a.rows), int32(a.cols), a.buf, t.buf); err != nil {
 		t.Release()
 		return nil, err
 	}

@@ -78,12 +78,19 @@ __kernel void random_uniform(int n, ulong seed, __global T *x) {
 #define TT 16
 __kernel void transpose(int rows, int cols, __global const T *a, __global T *t) {
 	__local T tile[TT][TT + 1];
-	int bi = get_group_id(0) * TT, bj = get_group_id(1) * TT;
+	int bi = get_group_id(0) * TT;
 	int li = get_local_id(0), lj = get_local_id(1);
-	int i = bi + li, j = bj + lj;
-	if (i < rows && j < cols) tile[lj][li] = a[i + (long)rows * j];
-	barrier(CLK_LOCAL_MEM_FENCE);
-	// write t(j', i') with j' = bj + li running fastest
-	int tj = bj + li, ti = bi + lj;
-	if (tj < cols && ti < rows) t[tj + (long)cols * ti] = tile[li][lj];
+	// Dimension 1 strides over the column tiles: the launch caps its groups
+	// there, since NVIDIA limits grid dimensions 1 and 2 to 65,535 groups (a
+	// row vector longer than 1,048,560 would not launch). bj is the same
+	// for the whole group, so every work-item meets the barriers alike.
+	for (int bj = get_group_id(1) * TT; bj < cols; bj += get_num_groups(1) * TT) {
+		int i = bi + li, j = bj + lj;
+		if (i < rows && j < cols) tile[lj][li] = a[i + (long)rows * j];
+		barrier(CLK_LOCAL_MEM_FENCE);
+		// write t(j', i') with j' = bj + li running fastest
+		int tj = bj + li, ti = bi + lj;
+		if (tj < cols && ti < rows) t[tj + (long)cols * ti] = tile[li][lj];
+		barrier(CLK_LOCAL_MEM_FENCE); // the tile is refilled next round
+	}
 }
