@@ -5,21 +5,24 @@ import (
 	"github.com/oclsolve/oclsolve/kernels/errs"
 )
 
+// pkgErrs makes the sentinels below: each message begins "afarray: ".
+const pkgErrs = errs.Package("afarray")
+
 // Errors returned by afarray, testable with errors.Is. Each is of a shared
 // kind (package errs): afarray.ErrShape also matches sparse.ErrShape,
 // solver's shape errors and errs.ErrShape.
 var (
 	// ErrShape reports arrays whose shapes do not fit the operation.
-	ErrShape = errs.New("afarray", errs.ErrShape, "")
+	ErrShape = pkgErrs.Of(errs.ErrShape)
 	// ErrDType reports an element type the operation does not accept.
-	ErrDType = errs.New("afarray", errs.ErrDType, "")
+	ErrDType = pkgErrs.Of(errs.ErrDType)
 	// ErrIndex reports an index outside an array.
-	ErrIndex = errs.New("afarray", errs.ErrIndex, "")
+	ErrIndex = pkgErrs.Of(errs.ErrIndex)
 	// ErrReleased reports use of an array after Release.
 	ErrReleased = kernels.ErrReleased
 	// ErrOutOfMemory reports an allocation the device cannot hold; the
 	// error's text names the sizes involved.
 	ErrOutOfMemory = kernels.ErrOutOfMemory
 	// ErrDevice reports devices that differ between operands.
-	ErrDevice = errs.New("afarray", errs.ErrDevice, "arrays on different devices")
+	ErrDevice = pkgErrs.New(errs.ErrDevice, "arrays on different devices")
 )

@@ -6,6 +6,9 @@ import (
 	"github.com/oclsolve/oclsolve/kernels/errs"
 )
 
+// pkgErrs makes the sentinels below: each message begins "gauss: ".
+const pkgErrs = errs.Package("gauss")
+
 // Sentinel errors. Every error returned by this package matches one of them
 // (or one of package kernels') with errors.Is.
 var (
@@ -13,18 +16,18 @@ var (
 	// n eps max|a_ij|: the matrix is singular to working precision, or
 	// (without pivoting) elimination broke down on a regular matrix that
 	// needs row exchanges. A *SingularError carries the pivot's index.
-	ErrSingular = errs.New("gauss", errs.ErrSingular, "matrix is singular")
+	ErrSingular = pkgErrs.Of(errs.ErrSingular)
 	// ErrShape reports a matrix that is not square or a right-hand side
 	// whose length does not match it.
-	ErrShape = errs.New("gauss", errs.ErrShape, "dimension mismatch")
+	ErrShape = pkgErrs.New(errs.ErrShape, "dimension mismatch")
 	// ErrVariant reports an unknown variant name or an option out of range.
-	ErrVariant = errs.New("gauss", errs.ErrUnknown, "unknown variant or invalid option")
+	ErrVariant = pkgErrs.New(errs.ErrUnknown, "unknown variant or invalid option")
 	// ErrNotFinite reports a solution holding NaN or Inf (overflow or a
 	// nearly singular matrix); the solver never returns such a vector.
-	ErrNotFinite = errs.New("gauss", errs.ErrNonFinite, "solution is not finite")
+	ErrNotFinite = pkgErrs.New(errs.ErrNonFinite, "solution is not finite")
 	// ErrNotFactorized reports the use of an LU before a successful
 	// Factorize.
-	ErrNotFactorized = errs.New("gauss", errs.ErrNotFactorized, "LU not factorized")
+	ErrNotFactorized = pkgErrs.New(errs.ErrNotFactorized, "LU not factorized")
 )
 
 // SingularError is the error for a zero pivot. It matches ErrSingular.

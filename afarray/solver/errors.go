@@ -7,6 +7,9 @@ import (
 	"github.com/oclsolve/oclsolve/kernels/errs"
 )
 
+// pkgErrs makes the sentinels below: each message begins "solver: ".
+const pkgErrs = errs.Package("solver")
+
 // Sentinel errors of the solvers. Each is of a shared kind (package errs),
 // so it also matches the other packages' sentinels of that kind:
 // errors.Is(err, ErrShape) holds for a solver shape error, and
@@ -14,28 +17,28 @@ import (
 var (
 	// ErrNotPositiveDefinite reports a Cholesky factorization that met a
 	// non-positive pivot; the *NotPositiveDefiniteError names the column.
-	ErrNotPositiveDefinite = errs.New("solver", errs.ErrNotPositiveDefinite, "")
+	ErrNotPositiveDefinite = pkgErrs.Of(errs.ErrNotPositiveDefinite)
 	// ErrZeroPivot reports an LDLᵀ (or elimination) pivot that is zero; the
 	// *ZeroPivotError names the column.
-	ErrZeroPivot = errs.New("solver", errs.ErrZeroPivot, "")
+	ErrZeroPivot = pkgErrs.Of(errs.ErrZeroPivot)
 	// ErrNotConverged reports an iterative solve that stopped before reaching
 	// its tolerance; the *NotConvergedError carries the iterations and the
 	// residual.
-	ErrNotConverged = errs.New("solver", errs.ErrNotConverged, "")
+	ErrNotConverged = pkgErrs.Of(errs.ErrNotConverged)
 	// ErrNonFinite reports NaN or Inf in the input or in a result.
-	ErrNonFinite = errs.New("solver", errs.ErrNonFinite, "")
+	ErrNonFinite = pkgErrs.Of(errs.ErrNonFinite)
 	// ErrUnknown reports an unknown method, format, variant or ordering name.
-	ErrUnknown = errs.New("solver", errs.ErrUnknown, "")
+	ErrUnknown = pkgErrs.Of(errs.ErrUnknown)
 	// ErrShape reports operands whose shapes do not fit.
-	ErrShape = errs.New("solver", errs.ErrShape, "")
+	ErrShape = pkgErrs.Of(errs.ErrShape)
 	// ErrDType reports operands that are not float64 (or int32 indices).
-	ErrDType = errs.New("solver", errs.ErrDType, "")
+	ErrDType = pkgErrs.Of(errs.ErrDType)
 	// ErrDevice reports operands on different devices, or a device without
 	// what a variant needs (double precision, 64-bit atomics).
-	ErrDevice = errs.New("solver", errs.ErrDevice, "")
+	ErrDevice = pkgErrs.Of(errs.ErrDevice)
 	// ErrReleased reports a factor or operator used after Release, or before
 	// a successful Factorize.
-	ErrReleased = errs.New("solver", errs.ErrReleased, "no factorization or released")
+	ErrReleased = pkgErrs.New(errs.ErrReleased, "no factorization or released")
 )
 
 // NotPositiveDefiniteError is returned when the pivot of column Column is

@@ -194,26 +194,13 @@ func CSCFromDense(a mat.Matrix) (*CSC, error) {
 // SKSFromDense converts a symmetric dense matrix to the thesis skyline layout
 // by the thesis's sparse_sks_ms rule: column j runs from the diagonal down to
 // its last nonzero, but never stops above the previous column's last row.
+// That is the rule of SKSFromCSC (newSKS), so the conversion goes through the
+// thesis CSC layout (memory of the nonzeros, beside the dense matrix's n²).
 // a must be exactly symmetric.
 func SKSFromDense(a mat.Matrix) (*SKS, error) {
-	n, err := checkDenseSymmetric(a)
+	c, err := CSCFromDense(a)
 	if err != nil {
 		return nil, err
 	}
-	s := &SKS{N: n, Index: make([]int32, n)}
-	prevLast := -1
-	for j := 0; j < n; j++ {
-		s.Index[j] = int32(len(s.Elements))
-		// Scan up from the bottom while the entry is zero, stopping at the
-		// diagonal and at the previous column's last row.
-		last := n - 1
-		for last > j && last > prevLast && a.At(last, j) == 0 {
-			last--
-		}
-		for i := j; i <= last; i++ {
-			s.Elements = append(s.Elements, a.At(i, j))
-		}
-		prevLast = last
-	}
-	return s, nil
+	return SKSFromCSC(c)
 }

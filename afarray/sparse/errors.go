@@ -7,47 +7,50 @@ import (
 	"github.com/oclsolve/oclsolve/kernels/errs"
 )
 
+// pkgErrs makes the sentinels below: each message begins "sparse: ".
+const pkgErrs = errs.Package("sparse")
+
 // Sentinel errors. Every error returned by this package wraps one of them, so
 // callers can branch with errors.Is. Each is of a shared kind (package errs)
 // and matches the other packages' sentinels of that kind.
 var (
 	// ErrShape reports dimensions that do not fit: a non-square matrix where a
 	// square one is needed, vectors of the wrong length, negative sizes.
-	ErrShape = errs.New("sparse", errs.ErrShape, "shape mismatch")
+	ErrShape = pkgErrs.Of(errs.ErrShape)
 
 	// ErrIndex reports an index outside the matrix, or index vectors that do
 	// not describe a valid layout.
-	ErrIndex = errs.New("sparse", errs.ErrIndex, "index out of range")
+	ErrIndex = pkgErrs.Of(errs.ErrIndex)
 
 	// ErrNotSymmetric reports a matrix that must be symmetric but is not.
-	ErrNotSymmetric = errs.New("sparse", errs.ErrNotSymmetric, "matrix is not symmetric")
+	ErrNotSymmetric = pkgErrs.Of(errs.ErrNotSymmetric)
 
 	// ErrPermutation reports a vector that is not a permutation of 0..n-1.
 	ErrPermutation = errors.New("sparse: invalid permutation")
 
 	// ErrMalformed reports a file or stream that does not follow its format.
 	// Parse errors are *ParseError values that wrap it.
-	ErrMalformed = errs.New("sparse", errs.ErrMalformed, "malformed input")
+	ErrMalformed = pkgErrs.Of(errs.ErrMalformed)
 
 	// ErrUnsupported reports a well-formed file variant that this package
 	// does not handle (complex or Hermitian Matrix Market files, for example).
-	ErrUnsupported = errs.New("sparse", errs.ErrUnsupported, "unsupported format variant")
+	ErrUnsupported = pkgErrs.New(errs.ErrUnsupported, "unsupported format variant")
 
 	// ErrNaN reports a NaN or infinite value where a finite number is needed.
-	ErrNaN = errs.New("sparse", errs.ErrNonFinite, "value is not finite")
+	ErrNaN = pkgErrs.New(errs.ErrNonFinite, "value is not finite")
 
 	// ErrSingular reports a matrix that is singular by its structure
 	// alone: a row or column without any entry (structure.go).
-	ErrSingular = errs.New("sparse", errs.ErrSingular, "matrix is structurally singular")
+	ErrSingular = pkgErrs.New(errs.ErrSingular, "matrix is structurally singular")
 
 	// ErrNotPositiveDefinite reports a matrix whose diagonal already shows
 	// that it is not positive definite: a missing or non-positive entry
 	// (structure.go).
-	ErrNotPositiveDefinite = errs.New("sparse", errs.ErrNotPositiveDefinite, "")
+	ErrNotPositiveDefinite = pkgErrs.Of(errs.ErrNotPositiveDefinite)
 
 	// ErrTooLarge reports a problem whose storage cannot fit the memory
 	// available (the host's, or a device's): the error names the sizes.
-	ErrTooLarge = errs.New("sparse", errs.ErrOutOfMemory, "problem too large for memory")
+	ErrTooLarge = pkgErrs.New(errs.ErrOutOfMemory, "problem too large for memory")
 )
 
 // ParseError describes malformed input: the file (empty for an anonymous

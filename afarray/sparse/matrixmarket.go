@@ -235,13 +235,35 @@ func bodyAfterSizeLine(s *mmScanner) (off, line int, ok bool) {
 	return len(d), s.cur, true
 }
 
+// readDims reads the row and column counts that open a size line (each in
+// [lo, maxOrder]: a coordinate file may be empty, an array file may not)
+// and checks that a symmetric or skew-symmetric matrix is square.
+func readDims(s *mmScanner, h MatrixMarketHeader, lo int64) (rows, cols int64, err error) {
+	if rows, err = s.integer("row count", lo, maxOrder); err != nil {
+		return 0, 0, err
+	}
+	if cols, err = s.integer("column count", lo, maxOrder); err != nil {
+		return 0, 0, err
+	}
+	if (h.Symmetry == "symmetric" || h.Symmetry == "skew-symmetric") && rows != cols {
+		return 0, 0, s.errorf("%s matrix is %dx%d, not square", h.Symmetry, rows, cols)
+	}
+	return rows, cols, nil
+}
+
+// readPosition reads the 1-based row and column indices of a coordinate
+// entry.
+func readPosition(s *mmScanner, rows, cols int64) (i, j int64, err error) {
+	if i, err = s.integer("row index", 1, rows); err != nil {
+		return 0, 0, err
+	}
+	j, err = s.integer("column index", 1, cols)
+	return i, j, err
+}
+
 // readCoordinate reads the size line and the entries of a coordinate file.
 func readCoordinate(s *mmScanner, h MatrixMarketHeader) (*COO, error) {
-	rows, err := s.integer("row count", 0, maxOrder)
-	if err != nil {
-		return nil, err
-	}
-	cols, err := s.integer("column count", 0, maxOrder)
+	rows, cols, err := readDims(s, h, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -250,9 +272,6 @@ func readCoordinate(s *mmScanner, h MatrixMarketHeader) (*COO, error) {
 		return nil, err
 	}
 	sym, skew := h.Symmetry == "symmetric", h.Symmetry == "skew-symmetric"
-	if (sym || skew) && rows != cols {
-		return nil, s.errorf("%s matrix is %dx%d, not square", h.Symmetry, rows, cols)
-	}
 	k := int64(3)
 	if h.Field == "pattern" {
 		k = 2
@@ -284,11 +303,7 @@ func readCoordinate(s *mmScanner, h MatrixMarketHeader) (*COO, error) {
 		if s.atEOF() {
 			return nil, s.errorf("unexpected end of file after %d of the %d entries that the header declares (%dx%d)", idx, nnz, rows, cols)
 		}
-		i, err := s.integer("row index", 1, rows)
-		if err != nil {
-			return nil, err
-		}
-		j, err := s.integer("column index", 1, cols)
+		i, j, err := readPosition(s, rows, cols)
 		if err != nil {
 			return nil, err
 		}
@@ -334,18 +349,11 @@ func readCoordinate(s *mmScanner, h MatrixMarketHeader) (*COO, error) {
 // file. Symmetric files store the lower triangle column by column, skew ones
 // the strictly lower triangle.
 func readArray(s *mmScanner, h MatrixMarketHeader) (*mat.Dense, error) {
-	rows, err := s.integer("row count", 1, maxOrder)
-	if err != nil {
-		return nil, err
-	}
-	cols, err := s.integer("column count", 1, maxOrder)
+	rows, cols, err := readDims(s, h, 1)
 	if err != nil {
 		return nil, err
 	}
 	sym, skew := h.Symmetry == "symmetric", h.Symmetry == "skew-symmetric"
-	if (sym || skew) && rows != cols {
-		return nil, s.errorf("%s matrix is %dx%d, not square", h.Symmetry, rows, cols)
-	}
 	want := rows * cols
 	switch {
 	case sym:

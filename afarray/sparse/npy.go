@@ -269,44 +269,62 @@ func asWords[T float64 | int32](raw []byte) []T {
 	return v
 }
 
-// float64s reads the elements as float64 (from any real or integer dtype).
-func (a *npyArray) float64s(r io.Reader) ([]float64, error) {
-	if a.kind == 'f' && a.size == 8 && !a.swap {
-		if !a.known {
-			raw, err := a.readRaw(r)
-			if err != nil {
-				return nil, err
-			}
-			return asWords[float64](raw), nil
+// readNative reads the elements when the file stores them in T's own
+// little-endian layout: straight into a []T when their count is known, else
+// through readRaw without a copy (asWords).
+func readNative[T float64 | int32](a *npyArray, r io.Reader) ([]T, error) {
+	if !a.known {
+		raw, err := a.readRaw(r)
+		if err != nil {
+			return nil, err
 		}
-		v := make([]float64, a.elems)
-		if _, err := io.ReadFull(r, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), 8*len(v))); err != nil {
-			return nil, &ParseError{File: a.name, Msg: "truncated .npy data: " + err.Error()}
-		}
-		return v, nil
+		return asWords[T](raw), nil
 	}
+	v := make([]T, a.elems)
+	if _, err := io.ReadFull(r, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*int(unsafe.Sizeof(T(0))))); err != nil {
+		return nil, &ParseError{File: a.name, Msg: "truncated .npy data: " + err.Error()}
+	}
+	return v, nil
+}
+
+// decode reads the elements of any other dtype, converting element k (its
+// bytes start b) with at, which rejects what T cannot hold.
+func decode[T float64 | int32](a *npyArray, r io.Reader, at func(k int, b []byte) (T, error)) ([]T, error) {
 	raw, err := a.readRaw(r)
 	if err != nil {
 		return nil, err
 	}
-	v := make([]float64, a.elems)
+	v := make([]T, a.elems)
 	for k := range v {
-		b := raw[k*a.size:]
-		switch {
-		case a.kind == 'f' && a.size == 8:
-			v[k] = math.Float64frombits(binary.LittleEndian.Uint64(b))
-		case a.kind == 'f':
-			v[k] = float64(math.Float32frombits(binary.LittleEndian.Uint32(b)))
-		case a.kind == 'S' || a.kind == 'U':
-			return nil, &ParseError{File: a.name, Msg: fmt.Sprintf("dtype %s is not numeric", a.dtype), Err: ErrUnsupported}
-		default:
-			v[k] = float64(a.intAt(b))
-		}
-		if math.IsNaN(v[k]) || math.IsInf(v[k], 0) {
-			return nil, &ParseError{File: a.name, Msg: fmt.Sprintf("element %d is %v", k, v[k]), Err: ErrNaN}
+		if v[k], err = at(k, raw[k*a.size:]); err != nil {
+			return nil, err
 		}
 	}
 	return v, nil
+}
+
+// float64s reads the elements as float64 (from any real or integer dtype).
+func (a *npyArray) float64s(r io.Reader) ([]float64, error) {
+	if a.kind == 'f' && a.size == 8 && !a.swap {
+		return readNative[float64](a, r)
+	}
+	return decode(a, r, func(k int, b []byte) (float64, error) {
+		var x float64
+		switch {
+		case a.kind == 'f' && a.size == 8:
+			x = math.Float64frombits(binary.LittleEndian.Uint64(b))
+		case a.kind == 'f':
+			x = float64(math.Float32frombits(binary.LittleEndian.Uint32(b)))
+		case a.kind == 'S' || a.kind == 'U':
+			return 0, &ParseError{File: a.name, Msg: fmt.Sprintf("dtype %s is not numeric", a.dtype), Err: ErrUnsupported}
+		default:
+			x = float64(a.intAt(b))
+		}
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return 0, &ParseError{File: a.name, Msg: fmt.Sprintf("element %d is %v", k, x), Err: ErrNaN}
+		}
+		return x, nil
+	})
 }
 
 // intAt decodes one little-endian integer element.
@@ -348,18 +366,9 @@ func (a *npyArray) int32s(r io.Reader, lo, hi int64, what string) ([]int32, erro
 		return nil
 	}
 	if a.kind == 'i' && a.size == 4 && !a.swap {
-		var v []int32
-		if a.known {
-			v = make([]int32, a.elems)
-			if _, err := io.ReadFull(r, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), 4*len(v))); err != nil {
-				return nil, &ParseError{File: a.name, Msg: "truncated .npy data: " + err.Error()}
-			}
-		} else {
-			raw, err := a.readRaw(r)
-			if err != nil {
-				return nil, err
-			}
-			v = asWords[int32](raw)
+		v, err := readNative[int32](a, r)
+		if err != nil {
+			return nil, err
 		}
 		for k, x := range v {
 			if err := check(k, int64(x)); err != nil {
@@ -368,19 +377,10 @@ func (a *npyArray) int32s(r io.Reader, lo, hi int64, what string) ([]int32, erro
 		}
 		return v, nil
 	}
-	raw, err := a.readRaw(r)
-	if err != nil {
-		return nil, err
-	}
-	v := make([]int32, a.elems)
-	for k := range v {
-		x := a.intAt(raw[k*a.size:])
-		if err := check(k, x); err != nil {
-			return nil, err
-		}
-		v[k] = int32(x)
-	}
-	return v, nil
+	return decode(a, r, func(k int, b []byte) (int32, error) {
+		x := a.intAt(b)
+		return int32(x), check(k, x)
+	})
 }
 
 // text reads a string scalar ('|S3' or '<U3', as SciPy stores "csr").

@@ -40,43 +40,52 @@ func checkPerm(perm []int, n int) ([]int, error) {
 	return InversePermutation(perm)
 }
 
+// squarePerm is checkPerm for a matrix stored with both dimensions (COO,
+// CSR): a valid one (valid is its Validate result) that is square.
+func squarePerm(valid error, rows, cols int, perm []int) ([]int, error) {
+	if valid != nil {
+		return nil, valid
+	}
+	if rows != cols {
+		return nil, errNotSquare(rows, cols)
+	}
+	return checkPerm(perm, rows)
+}
+
 // PermuteVec returns y with y[i] = x[perm[i]]: the right-hand side of the
 // permuted system.
 func PermuteVec(x []float64, perm []int) ([]float64, error) {
 	if _, err := checkPerm(perm, len(x)); err != nil {
 		return nil, err
 	}
-	y := make([]float64, len(x))
-	for i, p := range perm {
-		y[i] = x[p]
-	}
-	return y, nil
+	return gather(x, perm), nil
 }
 
 // InversePermuteVec undoes PermuteVec: it returns x with x[perm[i]] = y[i],
-// the solution of the original system from that of the permuted one.
+// the solution of the original system from that of the permuted one. That
+// is x[j] = y[inv[j]], PermuteVec by the inverse that checkPerm returns.
 func InversePermuteVec(y []float64, perm []int) ([]float64, error) {
-	if _, err := checkPerm(perm, len(y)); err != nil {
+	inv, err := checkPerm(perm, len(y))
+	if err != nil {
 		return nil, err
 	}
-	x := make([]float64, len(y))
-	for i, p := range perm {
-		x[p] = y[i]
+	return gather(y, inv), nil
+}
+
+// gather returns y with y[i] = x[idx[i]].
+func gather(x []float64, idx []int) []float64 {
+	y := make([]float64, len(idx))
+	for i, k := range idx {
+		y[i] = x[k]
 	}
-	return x, nil
+	return y
 }
 
 // Permute returns P c Pᵀ (see the permutation convention above) for a square
 // c. The entries keep their order; a Symmetric c stays Symmetric with its
 // entries moved to the lower triangle.
 func (c *COO) Permute(perm []int) (*COO, error) {
-	if err := c.Validate(); err != nil {
-		return nil, err
-	}
-	if c.Rows != c.Cols {
-		return nil, fmt.Errorf("%w: %dx%d matrix is not square", ErrShape, c.Rows, c.Cols)
-	}
-	inv, err := checkPerm(perm, c.Rows)
+	inv, err := squarePerm(c.Validate(), c.Rows, c.Cols, perm)
 	if err != nil {
 		return nil, err
 	}
@@ -101,13 +110,7 @@ func (c *COO) Permute(perm []int) (*COO, error) {
 // Permute returns P a Pᵀ for a square a: new row i is old row perm[i], with
 // its columns renumbered and sorted.
 func (a *CSR) Permute(perm []int) (*CSR, error) {
-	if err := a.Validate(); err != nil {
-		return nil, err
-	}
-	if a.Rows != a.Cols {
-		return nil, fmt.Errorf("%w: %dx%d matrix is not square", ErrShape, a.Rows, a.Cols)
-	}
-	inv, err := checkPerm(perm, a.Rows)
+	inv, err := squarePerm(a.Validate(), a.Rows, a.Cols, perm)
 	if err != nil {
 		return nil, err
 	}

@@ -3,11 +3,16 @@
 // whichever package failed.
 //
 // A package does not return these kinds directly. It declares its own
-// sentinels with New, which carry the package's name in their message
-// ("sparse: shape mismatch") and match the kind, and every other package's
-// sentinel of the same kind:
+// sentinels through its Package, which names the package once: their
+// messages begin with that name ("sparse: shape mismatch"), and each matches
+// its kind and every other package's sentinel of the same kind:
 //
-//	var ErrShape = errs.New("sparse", errs.ErrShape, "shape mismatch")
+//	const pkgErrs = errs.Package("sparse")
+//
+//	var (
+//		ErrShape    = pkgErrs.Of(errs.ErrShape) // "sparse: shape mismatch"
+//		ErrTooLarge = pkgErrs.New(errs.ErrOutOfMemory, "problem too large for memory")
+//	)
 //
 //	errors.Is(err, sparse.ErrShape)   // true for a sparse shape error ...
 //	errors.Is(err, afarray.ErrShape)  // ... and so is this,
@@ -68,6 +73,17 @@ var (
 	// ErrCanceled: work stopped by an interrupt (kernels.Device.Cancel).
 	ErrCanceled = errors.New("canceled")
 )
+
+// Package is the name a package's sentinels carry. Of and New make them,
+// so a package lists its sentinels by kind (and by message where the kind's
+// own does not say enough) without repeating its name.
+type Package string
+
+// Of returns the package's sentinel of kind, with the kind's own message.
+func (p Package) Of(kind error) error { return New(string(p), kind, "") }
+
+// New returns the package's sentinel of kind with a message of its own.
+func (p Package) New(kind error, msg string) error { return New(string(p), kind, msg) }
 
 // New returns package pkg's sentinel of the given kind. Its message is
 // "pkg: msg" (msg defaults to the kind's own message); it matches kind and

@@ -30,3 +30,17 @@ func TestSentinelsMatchAcrossPackages(t *testing.T) {
 		t.Errorf("default message %q", a.Error())
 	}
 }
+
+func TestPackageNamesItsSentinels(t *testing.T) {
+	const p = errs.Package("solver")
+	of, own := p.Of(errs.ErrShape), p.New(errs.ErrReleased, "no factorization or released")
+	if got, want := of.Error(), "solver: shape mismatch"; got != want {
+		t.Errorf("Of: message %q, want %q", got, want)
+	}
+	if got, want := own.Error(), "solver: no factorization or released"; got != want {
+		t.Errorf("New: message %q, want %q", got, want)
+	}
+	if !errors.Is(of, errs.New("sparse", errs.ErrShape, "")) || !errors.Is(own, errs.ErrReleased) || errors.Is(of, own) {
+		t.Error("Package's sentinels do not match by kind")
+	}
+}
