@@ -34,5 +34,8 @@ func init() {
 			"FormatBytes":            reflect.ValueOf(p_github_com_oclsolve_oclsolve_kernels_errs.FormatBytes),
 			"New":                    reflect.ValueOf(p_github_com_oclsolve_oclsolve_kernels_errs.New),
 		},
+		Types: map[string]reflect.Type{
+			"Package": reflect.TypeOf((*p_github_com_oclsolve_oclsolve_kernels_errs.Package)(nil)).Elem(),
+		},
 	})
 }
