@@ -57,6 +57,20 @@ func checkCSC(a *afarray.CSC) (*sparse.CSC, error) {
 	return h, nil
 }
 
+// beginSymbolic is how the factorizations of a device CSC matrix (this
+// file's and the supernodal one) start: check a and fetch its structure
+// (checkCSC), then tell the Run watching a's device, if any, that the
+// symbolic phase has begun. It returns the structure and that tracker.
+func beginSymbolic(a *afarray.CSC) (*sparse.CSC, *tracker, error) {
+	h, err := checkCSC(a)
+	if err != nil {
+		return nil, nil, err
+	}
+	tr := trackerOf(a.Elements.Device())
+	tr.phase("symbolic")
+	return h, tr, nil
+}
+
 func (f *cscFactor) factorize(ldlt bool, a *afarray.CSC, v Variant) error {
 	f.release()
 	f.ldlt = ldlt
@@ -65,14 +79,12 @@ func (f *cscFactor) factorize(ldlt bool, a *afarray.CSC, v Variant) error {
 		return err
 	}
 	t0 := time.Now()
-	h, err := checkCSC(a)
+	// The symbolic phase: the thesis's quadratic set unions, or the
+	// elimination-tree analysis plus the fast schedule.
+	h, tr, err := beginSymbolic(a)
 	if err != nil {
 		return err
 	}
-	// The symbolic phase: the thesis's quadratic set unions, or the
-	// elimination-tree analysis plus the fast schedule.
-	tr := trackerOf(a.Elements.Device())
-	tr.phase("symbolic")
 	var L *sparse.CSC
 	var amap []int32
 	if v == Thesis {

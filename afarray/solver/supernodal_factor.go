@@ -499,15 +499,12 @@ func (f *snFactor) upload(data any, bytes int64) (*kernels.Buffer, error) {
 	return buf, nil
 }
 
-func (f *snFactor) factorize(a *afarray.CSC, ordering sparse.Ordering) error {
-	f.release()
-	t0 := time.Now()
-	h, err := checkCSC(a)
-	if err != nil {
-		return err
-	}
-	tr := trackerOf(a.Elements.Device())
-	tr.phase("symbolic")
+// snAnalyze orders h by ordering and runs the supernodal analysis in that
+// order, for the one-device factorization and the multi-device one
+// (supernodal_multi.go). It returns the analysis, its Ordering set to the
+// ordering used, and the time from t0 (the caller's start) to the end of
+// the ordering. name names the solver in errors.
+func snAnalyze(name string, h *sparse.CSC, ordering sparse.Ordering, t0 time.Time) (*sparse.Supernodal, time.Duration, error) {
 	var perm []int
 	used := sparse.OrderNatural
 	if ordering == sparse.OrderNatural || ordering == sparse.OrderNone {
@@ -518,15 +515,32 @@ func (f *snFactor) factorize(a *afarray.CSC, ordering sparse.Ordering) error {
 		for i := range perm {
 			perm[i] = i
 		}
-	} else if perm, used, _, _, err = sparse.FillOrder(h, ordering); err != nil {
-		return fmt.Errorf("solver: %s ordering: %w", f.name(), err)
+	} else {
+		var err error
+		if perm, used, _, _, err = sparse.FillOrder(h, ordering); err != nil {
+			return nil, 0, fmt.Errorf("solver: %s ordering: %w", name, err)
+		}
 	}
 	tOrder := time.Since(t0)
 	sym, err := sparse.AnalyzeSupernodalPerm(h, perm)
 	if err != nil {
-		return fmt.Errorf("solver: %s symbolic analysis: %w", f.name(), err)
+		return nil, 0, fmt.Errorf("solver: %s symbolic analysis: %w", name, err)
 	}
 	sym.Ordering = used
+	return sym, tOrder, nil
+}
+
+func (f *snFactor) factorize(a *afarray.CSC, ordering sparse.Ordering) error {
+	f.release()
+	t0 := time.Now()
+	h, tr, err := beginSymbolic(a)
+	if err != nil {
+		return err
+	}
+	sym, tOrder, err := snAnalyze(f.name(), h, ordering, t0)
+	if err != nil {
+		return err
+	}
 	f.dev = a.Elements.Device()
 	if err := snCheckSize(sym, f.dev); err != nil {
 		return fmt.Errorf("solver: %s: %w", f.name(), err)

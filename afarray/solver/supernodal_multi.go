@@ -182,25 +182,10 @@ func (m *snMulti) factorize(a *sparse.CSC, devs []*kernels.Device, ordering spar
 		return &NonFiniteError{Where: "matrix", Index: i}
 	}
 	t0 := time.Now()
-	var perm []int
-	used := sparse.OrderNatural
-	if ordering == sparse.OrderNatural || ordering == sparse.OrderNone {
-		perm = make([]int, a.N)
-		for i := range perm {
-			perm[i] = i
-		}
-	} else {
-		var err error
-		if perm, used, _, _, err = sparse.FillOrder(a, ordering); err != nil {
-			return fmt.Errorf("solver: %s ordering: %w", m.name(), err)
-		}
-	}
-	tOrder := time.Since(t0)
-	g, err := sparse.AnalyzeSupernodalPerm(a, perm)
+	g, tOrder, err := snAnalyze(m.name(), a, ordering, t0)
 	if err != nil {
-		return fmt.Errorf("solver: %s symbolic analysis: %w", m.name(), err)
+		return err
 	}
-	g.Ordering = used
 	amap, err := g.MapEntries(a)
 	if err != nil {
 		return fmt.Errorf("solver: %s symbolic analysis: %w", m.name(), err)
