@@ -1,7 +1,6 @@
 package solver
 
 import (
-	_ "embed"
 	"fmt"
 	"math"
 	"sort"
@@ -12,14 +11,8 @@ import (
 	"github.com/oclsolve/oclsolve/kernels"
 )
 
-//go:embed cg_multi.cl
-var cgMultiSource string
-
-var cgMultiProgram = &kernels.ProgramSet{NeedFP64: true, Options: statusOptions, Sources: []kernels.Source{
-	{Name: "dense_common.cl", Text: denseCommonSource},
-	{Name: "cg_common.cl", Text: cgCommonSource},
-	{Name: "cg_multi.cl", Text: cgMultiSource},
-}}
+var cgMultiProgram = &kernels.ProgramSet{NeedFP64: true, Options: statusOptions,
+	Sources: clSources("dense_common.cl", "cg_common.cl", "cg_multi.cl")}
 
 // CG on several devices: Options.Devices with more than one device runs the
 // entries registered here instead of their one-device driver.

@@ -1,7 +1,6 @@
 package solver
 
 import (
-	_ "embed"
 	"fmt"
 
 	"github.com/oclsolve/oclsolve/afarray/sparse"
@@ -29,9 +28,6 @@ import (
 // on the profile-ordered test matrices the tree is nearly a chain (its
 // height is 0.6 to 1.0 times n), so levels would not cut the launches.
 
-//go:embed csc_fast.cl
-var cscFastSource string
-
 func init() {
 	registerFactors(FormatCSC, Fast, func() factorization { return &CSCCholesky{} }, func() factorization { return &CSCLDLT{} })
 }
@@ -41,11 +37,12 @@ func init() {
 const cscBlock = 32
 
 func cscProgram(dev *kernels.Device, v Variant) (*kernels.Program, error) {
-	status := kernels.Source{Name: "sks_status.cl", Text: sparseStatusSource}
 	if v == Thesis {
-		return dev.Build(statusOptions, status, kernels.Source{Name: "csc_thesis.cl", Text: cscThesisSource})
+		return dev.Build(statusOptions, clSources("sks_status.cl", "csc_thesis.cl")...)
 	}
-	return dev.Build(fmt.Sprintf("%s -DBLOCK_B=%d", statusOptions, cscBlock), status, sparseBlock, kernels.Source{Name: "csc_fast.cl", Text: cscFastSource})
+	// sparse_block.cl, the dense diagonal-block code shared with the fast
+	// skyline program, follows sks_status.cl, whose pivot checks it uses.
+	return dev.Build(fmt.Sprintf("%s -DBLOCK_B=%d", statusOptions, cscBlock), clSources("sks_status.cl", "sparse_block.cl", "csc_fast.cl")...)
 }
 
 // cscSupernode is one supernode: columns s0..s0+ns-1, m rows below the

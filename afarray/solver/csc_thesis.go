@@ -1,8 +1,6 @@
 package solver
 
 import (
-	_ "embed"
-
 	"github.com/oclsolve/oclsolve/afarray"
 	"github.com/oclsolve/oclsolve/kernels"
 )
@@ -12,9 +10,6 @@ import (
 // launched column by column with the fixed geometry: one fill launch,
 // 2(n-1) column launches and one square-root launch to factor (LDLT: a last
 // pivot check instead), and 2n launches per solve; 4n in all.
-
-//go:embed csc_thesis.cl
-var cscThesisSource string
 
 func init() {
 	registerFactors(FormatCSC, Thesis, func() factorization { return &CSCCholesky{} }, func() factorization { return &CSCLDLT{} })

@@ -1,7 +1,6 @@
 package solver
 
 import (
-	_ "embed"
 	"fmt"
 	"math"
 
@@ -9,25 +8,9 @@ import (
 	"github.com/oclsolve/oclsolve/kernels"
 )
 
-var (
-	//go:embed dense_common.cl
-	denseCommonSource string
-	//go:embed dense_thesis.cl
-	denseThesisSource string
-	//go:embed dense_blocked.cl
-	denseBlockedSource string
-	//go:embed gaussjordan.cl
-	gaussJordanSource string
-)
-
 // denseProgram holds the dense kernels of both variants and Gauss-Jordan.
-var denseProgram = &kernels.ProgramSet{NeedFP64: true, Options: statusOptions, Sources: []kernels.Source{
-	{Name: "sks_status.cl", Text: sparseStatusSource},
-	{Name: "dense_common.cl", Text: denseCommonSource},
-	{Name: "dense_thesis.cl", Text: denseThesisSource},
-	{Name: "dense_blocked.cl", Text: denseBlockedSource},
-	{Name: "gaussjordan.cl", Text: gaussJordanSource},
-}}
+var denseProgram = &kernels.ProgramSet{NeedFP64: true, Options: statusOptions,
+	Sources: clSources("sks_status.cl", "dense_common.cl", "dense_thesis.cl", "dense_blocked.cl", "gaussjordan.cl")}
 
 // Geometry of the fast dense kernels.
 const (

@@ -51,9 +51,10 @@
 //     (Factorize, FactorizeInPlace where the factor can overwrite its input,
 //     SolveTo, Solve, Stats, Release and an accessor for the factor), plus
 //     the unexported factorizeOwned(m any, v Variant) error that Run calls
-//     with the format's device matrix (*afarray.CSC for csc). It embeds the
-//     .cl with go:embed, builds its program through the device's cache, and
-//     registers each variant it implements from init (below).
+//     with the format's device matrix (*afarray.CSC for csc). It builds its
+//     program from its .cl (clSources("sks_status.cl", "supernodal.cl"):
+//     sources.go embeds every .cl of the folder) through the device's
+//     cache, and registers each variant it implements from init (below).
 //   - supernodal_test.go: against gonum (small systems) and the backward
 //     error (the real matrices in ../shared/matrices). TestRunAllCombinations,
 //     TestRegistryConsistent and the CLI tests then cover the entry through

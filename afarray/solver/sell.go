@@ -1,7 +1,6 @@
 package solver
 
 import (
-	_ "embed"
 	"fmt"
 	"math"
 	"strconv"
@@ -22,10 +21,7 @@ import (
 // the format, the entry, its default ordering and its report figures from
 // init below.
 
-//go:embed sell.cl
-var sellSource string
-
-var sellProgram = &kernels.ProgramSet{NeedFP64: true, Sources: []kernels.Source{{Name: "sell.cl", Text: sellSource}}}
+var sellProgram = &kernels.ProgramSet{NeedFP64: true, Sources: clSources("sell.cl")}
 
 // formatSELL is the sliced ELLPACK format (unexported: the registry and
 // ParseFormat name it).

@@ -1,16 +1,12 @@
 package solver
 
 import (
-	_ "embed"
 	"fmt"
 	"time"
 
 	"github.com/oclsolve/oclsolve/afarray"
 	"github.com/oclsolve/oclsolve/kernels"
 )
-
-//go:embed sks_layout.cl
-var sksLayoutSource string
 
 // DefaultSKSBlockWidth is the block width of the fast skyline factorization
 // when a factor's BlockWidth is zero.
@@ -39,11 +35,11 @@ func (f *sksFactor) name() string {
 // sksProgram builds (once per device, through the kernels cache) the program
 // of a variant.
 func sksProgram(dev *kernels.Device, v Variant, width int) (*kernels.Program, error) {
-	srcs := []kernels.Source{{Name: "sks_status.cl", Text: sparseStatusSource}, {Name: "sks_layout.cl", Text: sksLayoutSource}}
 	if v == Thesis {
-		return dev.Build(statusOptions, append(srcs, kernels.Source{Name: "sks_thesis.cl", Text: sksThesisSource})...)
+		return dev.Build(statusOptions, clSources("sks_status.cl", "sks_layout.cl", "sks_thesis.cl")...)
 	}
-	return dev.Build(fmt.Sprintf("%s -DBLOCK_B=%d", statusOptions, width), append(srcs, sparseBlock, kernels.Source{Name: "sks_fast.cl", Text: sksFastSource})...)
+	// sparse_block.cl: as in cscProgram.
+	return dev.Build(fmt.Sprintf("%s -DBLOCK_B=%d", statusOptions, width), clSources("sks_status.cl", "sks_layout.cl", "sparse_block.cl", "sks_fast.cl")...)
 }
 
 // checkSKS validates the device matrix's shape and returns its host index

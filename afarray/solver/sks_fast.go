@@ -1,8 +1,6 @@
 package solver
 
 import (
-	_ "embed"
-
 	"github.com/oclsolve/oclsolve/kernels"
 )
 
@@ -13,9 +11,6 @@ import (
 // each solve makes one launch per block each way. The schedule (each block's
 // last row R) comes from the host copy of the index, so a factorization
 // never waits for the device until its one status read.
-
-//go:embed sks_fast.cl
-var sksFastSource string
 
 func init() {
 	registerFactors(FormatSKS, Fast, func() factorization { return &SKSCholesky{} }, func() factorization { return &SKSLDLT{} })

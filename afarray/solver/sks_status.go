@@ -1,7 +1,6 @@
 package solver
 
 import (
-	_ "embed"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -16,16 +15,6 @@ import (
 // pivot and the first NaN or Inf they meet (sks_status.cl). The host reads it
 // once at the end of Factorize and of SolveTo: one small read per call, and
 // no waiting between launches.
-
-//go:embed sks_status.cl
-var sparseStatusSource string
-
-//go:embed sparse_block.cl
-var sparseBlockSource string
-
-// sparseBlock is the dense diagonal-block code shared by the fast CSC and
-// skyline programs; it follows sks_status.cl, whose pivot checks it uses.
-var sparseBlock = kernels.Source{Name: "sparse_block.cl", Text: sparseBlockSource}
 
 // Slots of the status words, the one numbering of every solver kernel: the
 // sparse status buffer (sks_status.cl) and the dense and CG flags

@@ -1,8 +1,6 @@
 package solver
 
 import (
-	_ "embed"
-
 	"github.com/oclsolve/oclsolve/kernels"
 )
 
@@ -10,9 +8,6 @@ import (
 // thesis's multiplexed kernel launched column by column with its fixed
 // geometry, 4n-1 launches for Cholesky (2n-1 to factor, 2n to solve) and
 // 4n-2 for LDLT.
-
-//go:embed sks_thesis.cl
-var sksThesisSource string
 
 func init() {
 	registerFactors(FormatSKS, Thesis, func() factorization { return &SKSCholesky{} }, func() factorization { return &SKSLDLT{} })

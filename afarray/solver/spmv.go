@@ -1,7 +1,6 @@
 package solver
 
 import (
-	_ "embed"
 	"fmt"
 	"slices"
 	"strings"
@@ -10,22 +9,9 @@ import (
 	"github.com/oclsolve/oclsolve/kernels"
 )
 
-var (
-	//go:embed spmv.cl
-	spmvSource string
-	//go:embed cg.cl
-	cgSource string
-	//go:embed cg_common.cl
-	cgCommonSource string
-)
-
 // cgProgram holds the products of every format and the CG kernels.
-var cgProgram = &kernels.ProgramSet{NeedFP64: true, Options: statusOptions, Sources: []kernels.Source{
-	{Name: "dense_common.cl", Text: denseCommonSource},
-	{Name: "cg_common.cl", Text: cgCommonSource},
-	{Name: "spmv.cl", Text: spmvSource},
-	{Name: "cg.cl", Text: cgSource},
-}}
+var cgProgram = &kernels.ProgramSet{NeedFP64: true, Options: statusOptions,
+	Sources: clSources("dense_common.cl", "cg_common.cl", "spmv.cl", "cg.cl")}
 
 // Formats of row_sum in spmv.cl.
 const (

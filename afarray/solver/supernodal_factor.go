@@ -1,7 +1,6 @@
 package solver
 
 import (
-	_ "embed"
 	"fmt"
 	"os"
 	"time"
@@ -38,9 +37,6 @@ import (
 // 128-column block of the large supernodes and direction (their block
 // triangles ride in the launches that update the rows below them). The
 // failure status is read once.
-
-//go:embed supernodal.cl
-var supernodalSource string
 
 // Compile-time sizes of supernodal.cl.
 const (
@@ -85,8 +81,7 @@ func snProgram(dev *kernels.Device) (*kernels.Program, error) {
 	// (2 cores, Model 1 n = 10 044): 4 beats 2, 8 and 16 by 1.2-3x.
 	opts := statusOptions + fmt.Sprintf(" -DCC=4 -DKC=%d -DNB=%d -DTS=%d -DTR=%d -DASM_COLS=%d -DSMALLF=%d -DSB=%d -DSOLVE_WG=%d -DSBL=%d -DRCH=%d",
 		snKC, snNB, snTS, snTR, snAsmCols, snSmallF(dev), snSB, snSolveWG, snSBL, snRCH)
-	return dev.Build(opts, kernels.Source{Name: "sks_status.cl", Text: sparseStatusSource},
-		kernels.Source{Name: "supernodal.cl", Text: supernodalSource})
+	return dev.Build(opts, clSources("sks_status.cl", "supernodal.cl")...)
 }
 
 // Kinds of steps in the factorization schedule.

@@ -1,7 +1,6 @@
 package solver
 
 import (
-	_ "embed"
 	"errors"
 	"fmt"
 	"math"
@@ -28,10 +27,7 @@ import (
 // the top's forward and backward solves, the top's solution back to every
 // device, and the backward solves of the subtrees at once.
 
-//go:embed supernodal_multi.cl
-var supernodalMultiSource string
-
-var snMultiProgram = &kernels.ProgramSet{NeedFP64: true, Sources: []kernels.Source{{Name: "supernodal_multi.cl", Text: supernodalMultiSource}}}
+var snMultiProgram = &kernels.ProgramSet{NeedFP64: true, Sources: clSources("supernodal_multi.cl")}
 
 // snPackLocal is the work-group size of sn_pack.
 const snPackLocal = 256

@@ -1,0 +1,32 @@
+package solver
+
+import (
+	"embed"
+	"fmt"
+
+	"github.com/oclsolve/oclsolve/kernels"
+)
+
+// The package's OpenCL sources. Every .cl file of this folder is embedded
+// here once, and a program names the files it is built from with
+// clSources, in the order OpenCL must see them (a helper file before the
+// files that call it). A solver's .cl still lies beside the Go that
+// launches it; it needs no go:embed string of its own.
+//
+//go:embed *.cl
+var clFiles embed.FS
+
+// clSources returns the named .cl files of this folder as build sources.
+// A name that is not there is a mistake in this package, which the first
+// program built with it (every test builds them) reports by panicking.
+func clSources(names ...string) []kernels.Source {
+	srcs := make([]kernels.Source, len(names))
+	for i, name := range names {
+		text, err := clFiles.ReadFile(name)
+		if err != nil {
+			panic(fmt.Sprintf("solver: no OpenCL source %s: %v", name, err))
+		}
+		srcs[i] = kernels.Source{Name: name, Text: string(text)}
+	}
+	return srcs
+}
