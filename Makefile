@@ -78,11 +78,14 @@ test: deps-test build vet test-petsc
 	$(GO) test -count=1 -timeout 12m ./...
 
 # test-petsc vets the tagged files and runs the engine's tests, which start
-# themselves under mpiexec -n 2.
+# themselves under mpiexec -n 2. The command's tests are built with
+# petscfault, the tag that compiles in the fault injector
+# (OCLSOLVE_PETSC_FAULT) that the shipped binary leaves out.
 test-petsc: deps-petsc gomod
 	$(GO) vet -tags petsc ./afarray/solver/petsc ./cmd/oclsolve
+	$(GO) vet -tags 'petsc petscfault' ./afarray/solver/petsc ./cmd/oclsolve
 	$(GO) test -tags petsc -count=1 -timeout 5m ./afarray/solver/petsc
-	$(GO) test -tags petsc -count=1 -timeout 5m -run 'PETSc' ./cmd/oclsolve
+	$(GO) test -tags 'petsc petscfault' -count=1 -timeout 5m -run 'PETSc|FaultInjector' ./cmd/oclsolve ./afarray/solver/petsc
 
 # petsc-agree is the large cross-engine check of issue 17, kept out of
 # make test (minutes on 2 cores, several GB): MUMPS under mpiexec -n 2 and
