@@ -74,24 +74,22 @@ func (c *COO) storage() string {
 
 // HTML renders the summary and the first entries as a table, for notebooks.
 func (c *COO) HTML() string {
-	if c == nil {
-		return "<p><code>sparse.COO(nil)</code></p>"
-	}
-	rows := [][2]string{
-		{"order", fmt.Sprintf("%d &times; %d", c.Rows, c.Cols)},
-		{"storage", c.storage()},
-		{"nnz (lower triangle)", fmt.Sprint(c.NNZLower())},
-		{"nnz (full matrix)", fmt.Sprint(c.NNZFull())},
-	}
-	var first []string
-	for k := 0; k < len(c.V) && k < previewEntries; k++ {
-		first = append(first, fmt.Sprintf("(%d,%d) %.6g", c.I[k], c.J[k], c.V[k]))
-	}
-	if len(c.V) > previewEntries {
-		first = append(first, "&hellip;")
-	}
-	rows = append(rows, [2]string{"first entries", strings.Join(first, ", ")})
-	return summaryTable("sparse.COO", rows)
+	return summaryHTML("sparse.COO", c == nil, func() [][2]string {
+		var first []string
+		for k := 0; k < len(c.V) && k < previewEntries; k++ {
+			first = append(first, fmt.Sprintf("(%d,%d) %.6g", c.I[k], c.J[k], c.V[k]))
+		}
+		if len(c.V) > previewEntries {
+			first = append(first, "&hellip;")
+		}
+		return [][2]string{
+			{"order", fmt.Sprintf("%d &times; %d", c.Rows, c.Cols)},
+			{"storage", c.storage()},
+			{"nnz (lower triangle)", fmt.Sprint(c.NNZLower())},
+			{"nnz (full matrix)", fmt.Sprint(c.NNZFull())},
+			{"first entries", strings.Join(first, ", ")},
+		}
+	})
 }
 
 // String summarises the matrix in one line.
@@ -104,15 +102,14 @@ func (a *CSC) String() string {
 
 // HTML renders the summary as a table, for notebooks.
 func (a *CSC) HTML() string {
-	if a == nil {
-		return "<p><code>sparse.CSC(nil)</code></p>"
-	}
-	return summaryTable("sparse.CSC", [][2]string{
-		{"order", fmt.Sprint(a.N)},
-		{"storage", "lower triangle by columns, diagonal first (thesis layout)"},
-		{"nnz (lower triangle)", fmt.Sprint(a.Len())},
-		{"nnz (full matrix)", fmt.Sprint(2*a.Len() - a.N)},
-		{"thesis memory", fmt.Sprintf("%.3g MB", a.ThesisMemory()/1e6)},
+	return summaryHTML("sparse.CSC", a == nil, func() [][2]string {
+		return [][2]string{
+			{"order", fmt.Sprint(a.N)},
+			{"storage", "lower triangle by columns, diagonal first (thesis layout)"},
+			{"nnz (lower triangle)", fmt.Sprint(a.Len())},
+			{"nnz (full matrix)", fmt.Sprint(2*a.Len() - a.N)},
+			{"thesis memory", fmt.Sprintf("%.3g MB", a.ThesisMemory()/1e6)},
+		}
 	})
 }
 
@@ -126,15 +123,23 @@ func (s *SKS) String() string {
 
 // HTML renders the summary as a table, for notebooks.
 func (s *SKS) HTML() string {
-	if s == nil {
-		return "<p><code>sparse.SKS(nil)</code></p>"
-	}
-	return summaryTable("sparse.SKS", [][2]string{
-		{"order", fmt.Sprint(s.N)},
-		{"storage", "lower triangle, one contiguous run per column (skyline)"},
-		{"skyline length", fmt.Sprintf("%d (%.1f per column)", s.Len(), float64(s.Len())/float64(max(s.N, 1)))},
-		{"thesis memory", fmt.Sprintf("%.3g MB", s.ThesisMemory()/1e6)},
+	return summaryHTML("sparse.SKS", s == nil, func() [][2]string {
+		return [][2]string{
+			{"order", fmt.Sprint(s.N)},
+			{"storage", "lower triangle, one contiguous run per column (skyline)"},
+			{"skyline length", fmt.Sprintf("%d (%.1f per column)", s.Len(), float64(s.Len())/float64(max(s.N, 1)))},
+			{"thesis memory", fmt.Sprintf("%.3g MB", s.ThesisMemory()/1e6)},
+		}
 	})
+}
+
+// summaryHTML renders a matrix's summary for notebooks: its title with
+// "(nil)" for a nil matrix, else the rows, computed only then.
+func summaryHTML(title string, isNil bool, rows func() [][2]string) string {
+	if isNil {
+		return "<p><code>" + html.EscapeString(title) + "(nil)</code></p>"
+	}
+	return summaryTable(title, rows())
 }
 
 // summaryTable renders a title and key/value rows; values are HTML.

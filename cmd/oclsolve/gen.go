@@ -35,11 +35,8 @@ func runGen(args []string, stdout io.Writer) error {
 	numArg := fs.String("numbering", "", "node numbering, natural or rcm (default: natural for model1, rcm for model2, as in the thesis)")
 	format := fs.String("format", fem.FormatBoth, "output files: openfem, mtx, both, or npz (SciPy save_npz CSC of the lower triangle and a .npy load vector)")
 	dir := fs.String("o", "", "output directory (required)")
-	if err := fs.Parse(args[1:]); err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	if _, err := parseFlags(fs, args[1:], 0, 0, ""); err != nil {
+		return err
 	}
 	if *dir == "" {
 		return fmt.Errorf("%w: -o DIR is required", errUsage)

@@ -35,12 +35,8 @@ func init() {
 	register(&command{
 		name: "version", summary: "print the oclsolve version",
 		run: func(args []string) error {
-			fs := newFlagSet("version")
-			if err := fs.Parse(args); err != nil {
-				return fmt.Errorf("%w: %w", errUsage, err)
-			}
-			if fs.NArg() != 0 {
-				return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+			if _, err := parseFlags(newFlagSet("version"), args, 0, 0, ""); err != nil {
+				return err
 			}
 			fmt.Println("oclsolve", versionString())
 			return nil
@@ -66,11 +62,8 @@ type infoDocument struct {
 func runInfo(args []string) error {
 	fs := newFlagSet("info")
 	asJSON := fs.Bool("json", false, "print one JSON document")
-	if err := fs.Parse(args); err != nil {
-		return errUsage
-	}
-	if fs.NArg() != 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	if _, err := parseFlags(fs, args, 0, 0, ""); err != nil {
+		return err
 	}
 	devs, err := kernels.Devices()
 	if err != nil {

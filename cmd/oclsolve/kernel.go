@@ -22,14 +22,11 @@ func runKernel(args []string) error {
 	if len(args) > 0 && args[0] == "install" {
 		return installKernel(args[1:])
 	}
-	fs := newFlagSet("kernel")
-	if err := fs.Parse(args); err != nil {
+	pos, err := parseFlags(newFlagSet("kernel"), args, 1, 1, "a connection file, or install")
+	if err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
-		return fmt.Errorf("%w: want a connection file, or install", errUsage)
-	}
-	conn, err := notebook.ReadConnectionFile(fs.Arg(0))
+	conn, err := notebook.ReadConnectionFile(pos[0])
 	if err != nil {
 		return err
 	}
@@ -47,10 +44,10 @@ func installKernel(args []string) error {
 	fs := newFlagSet("kernel install")
 	user := fs.Bool("user", false, "install for the current user (the default)")
 	prefix := fs.String("prefix", "", "install under `DIR`/share/jupyter/kernels")
-	if err := fs.Parse(args); err != nil {
+	if _, err := parseFlags(fs, args, 0, 0, ""); err != nil {
 		return err
 	}
-	if fs.NArg() != 0 || (*user && *prefix != "") {
+	if *user && *prefix != "" {
 		return fmt.Errorf("%w: kernel install takes --user or --prefix DIR", errUsage)
 	}
 	exe, err := os.Executable()

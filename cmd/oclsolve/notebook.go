@@ -28,16 +28,14 @@ func runNotebook(args []string) error {
 	}
 	fs := newFlagSet("notebook run")
 	quiet := fs.Bool("q", false, "do not echo cell output while running")
-	if err := fs.Parse(args[1:]); err != nil {
+	pos, err := parseFlags(fs, args[1:], 1, 2, "IN.ipynb [OUT.ipynb]")
+	if err != nil {
 		return err
 	}
-	if fs.NArg() < 1 || fs.NArg() > 2 {
-		return fmt.Errorf("%w: want IN.ipynb [OUT.ipynb]", errUsage)
-	}
-	in := fs.Arg(0)
+	in := pos[0]
 	out := strings.TrimSuffix(in, ".ipynb") + ".out.ipynb"
-	if fs.NArg() == 2 {
-		out = fs.Arg(1)
+	if len(pos) == 2 {
+		out = pos[1]
 	}
 	nb, err := notebook.ReadNotebook(in)
 	if err != nil {

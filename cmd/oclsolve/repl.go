@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 
 	"github.com/chzyer/readline"
@@ -23,11 +22,8 @@ func init() {
 func runREPL(args []string) error {
 	fs := newFlagSet("repl")
 	history := fs.String("history", "", "history file (default $OCLSOLVE_HISTORY or ~/.oclsolve_history)")
-	if err := fs.Parse(args); err != nil {
+	if _, err := parseFlags(fs, args, 0, 0, ""); err != nil {
 		return err
-	}
-	if fs.NArg() != 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	}
 	// On a terminal the session runs in a supervised child process that
 	// is restarted if it dies (see superviseREPL).

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"os"
 
@@ -22,16 +21,12 @@ func init() {
 // lines are not allowed) or a Go program with package main and func main.
 // It stops at the first error, which makes oclsolve exit non-zero.
 func runScript(args []string) error {
-	fs := newFlagSet("run")
-	if err := fs.Parse(args); err != nil {
+	pos, err := parseFlags(newFlagSet("run"), args, 1, 1, "one script file or -")
+	if err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
-		return fmt.Errorf("%w: want one script file or -", errUsage)
-	}
-	name := fs.Arg(0)
+	name := pos[0]
 	var src []byte
-	var err error
 	if name == "-" {
 		src, err = io.ReadAll(os.Stdin)
 		name = "<stdin>"

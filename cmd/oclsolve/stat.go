@@ -97,13 +97,11 @@ type matrixStats struct {
 func runStat(args []string) error {
 	fs := newFlagSet("stat")
 	asJSON := fs.Bool("json", false, "print one JSON object")
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
+	pos, err := parseFlags(fs, args, 1, 1, "exactly one FILE")
+	if err != nil {
+		return err
 	}
-	if fs.NArg() != 1 {
-		return fmt.Errorf("%w: want exactly one FILE", errUsage)
-	}
-	path := fs.Arg(0)
+	path := pos[0]
 	a, source, err := loadMatrix(path)
 	if err != nil {
 		return err

@@ -41,11 +41,8 @@ func warmupProblem(format string) string {
 func runWarmup(args []string) error {
 	fs := newFlagSet("warmup")
 	quiet := fs.Bool("q", false, "print only the summary")
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
-	}
-	if fs.NArg() != 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	if _, err := parseFlags(fs, args, 0, 0, ""); err != nil {
+		return err
 	}
 	dev, err := kernels.Default()
 	if err != nil {
