@@ -136,12 +136,10 @@ func parallelCopy(dst, src []byte) {
 // pinned buffers. It returns once p is no longer needed; the last chunks may
 // still be in flight, ordered before everything enqueued later.
 func (d *Device) writeStaged(mo *cl.MemObject, off int64, src []byte) error {
-	m := rawMem(mo)
 	s, err := d.pinned()
 	if err != nil {
 		return err
 	}
-	q := rawQueue(d.queue)
 	k := 0
 	for done := 0; done < len(src); done += stagingChunk {
 		c := min(stagingChunk, len(src)-done)
@@ -149,13 +147,7 @@ func (d *Device) writeStaged(mo *cl.MemObject, off int64, src []byte) error {
 			return err
 		}
 		parallelCopy(s.host[k][:c], src[done:done+c])
-		var ev C.cl_event
-		if err := check("clEnqueueWriteBuffer", C.oclsolve_write_async(q, m, C.size_t(off+int64(done)), C.size_t(c), unsafe.Pointer(&s.host[k][0]), &ev)); err != nil {
-			return err
-		}
-		s.busy[k] = ev
-		// Start the DMA now rather than when the queue is next flushed.
-		if err := flush(d.queue); err != nil {
+		if err := d.enqueueChunk(s, k, mo, off+int64(done), c, true); err != nil {
 			return err
 		}
 		k ^= 1
@@ -166,25 +158,17 @@ func (d *Device) writeStaged(mo *cl.MemObject, off int64, src []byte) error {
 // readStaged copies len(dst) bytes of m at off into dst through the pinned
 // buffers, the read of one chunk overlapping the copy-out of the previous.
 func (d *Device) readStaged(mo *cl.MemObject, off int64, dst []byte) error {
-	m := rawMem(mo)
 	s, err := d.pinned()
 	if err != nil {
 		return err
 	}
-	q := rawQueue(d.queue)
 	for k := range s.busy {
 		if err := s.wait(k); err != nil {
 			return err
 		}
 	}
 	enqueue := func(k, at int) error {
-		c := min(stagingChunk, len(dst)-at)
-		var ev C.cl_event
-		if err := check("clEnqueueReadBuffer", C.oclsolve_read_async(q, m, C.size_t(off+int64(at)), C.size_t(c), unsafe.Pointer(&s.host[k][0]), &ev)); err != nil {
-			return err
-		}
-		s.busy[k] = ev
-		return flush(d.queue)
+		return d.enqueueChunk(s, k, mo, off+int64(at), min(stagingChunk, len(dst)-at), false)
 	}
 	if err := enqueue(0, 0); err != nil {
 		return err
@@ -204,6 +188,26 @@ func (d *Device) readStaged(mo *cl.MemObject, off int64, dst []byte) error {
 		k ^= 1
 	}
 	return nil
+}
+
+// enqueueChunk enqueues the copy of c bytes between pinned buffer k and mo
+// at byte offset at (to the device when write, else from it), without
+// waiting: its event goes to s.busy[k], for s.wait. It flushes the queue, so
+// that the DMA starts now rather than when the queue is next flushed.
+func (d *Device) enqueueChunk(s *staging, k int, mo *cl.MemObject, at int64, c int, write bool) error {
+	q, m, host := rawQueue(d.queue), rawMem(mo), unsafe.Pointer(&s.host[k][0])
+	var ev C.cl_event
+	var err error
+	if write {
+		err = check("clEnqueueWriteBuffer", C.oclsolve_write_async(q, m, C.size_t(at), C.size_t(c), host, &ev))
+	} else {
+		err = check("clEnqueueReadBuffer", C.oclsolve_read_async(q, m, C.size_t(at), C.size_t(c), host, &ev))
+	}
+	if err != nil {
+		return err
+	}
+	s.busy[k] = ev
+	return flush(d.queue)
 }
 
 // stagedBytes views a transfer's Go memory as bytes.

@@ -147,14 +147,26 @@ func (f *litFixer) walk(n ast.Node, sc *scope) {
 	})
 }
 
+// walkIn walks nodes in order in scope sc: the parts of a statement (init,
+// condition, body, ...), as Go resolves their names.
+func (f *litFixer) walkIn(sc *scope, nodes ...ast.Node) {
+	for _, n := range nodes {
+		f.walk(n, sc)
+	}
+}
+
+// walkStmts walks a statement list in scope sc.
+func (f *litFixer) walkStmts(sc *scope, list []ast.Stmt) {
+	for _, s := range list {
+		f.walk(s, sc)
+	}
+}
+
 // visit handles node n for walk; false when it walked n's children itself.
 func (f *litFixer) visit(n ast.Node, sc *scope) bool {
 	switch n := n.(type) {
 	case *ast.BlockStmt:
-		in := sc.child()
-		for _, s := range n.List {
-			f.walk(s, in)
-		}
+		f.walkStmts(sc.child(), n.List)
 		return false
 	case *ast.FuncLit:
 		f.function(n.Type, nil, n.Body, sc)
@@ -163,18 +175,10 @@ func (f *litFixer) visit(n ast.Node, sc *scope) bool {
 		f.function(n.Type, n.Recv, n.Body, sc)
 		return false
 	case *ast.IfStmt:
-		in := sc.child()
-		f.walk(n.Init, in)
-		f.walk(n.Cond, in)
-		f.walk(n.Body, in)
-		f.walk(n.Else, in)
+		f.walkIn(sc.child(), n.Init, n.Cond, n.Body, n.Else)
 		return false
 	case *ast.ForStmt:
-		in := sc.child()
-		f.walk(n.Init, in)
-		f.walk(n.Cond, in)
-		f.walk(n.Post, in)
-		f.walk(n.Body, in)
+		f.walkIn(sc.child(), n.Init, n.Cond, n.Post, n.Body)
 		return false
 	case *ast.RangeStmt:
 		f.walk(n.X, sc)
@@ -188,15 +192,13 @@ func (f *litFixer) visit(n ast.Node, sc *scope) bool {
 				in.declare(id, vt)
 			}
 		} else {
-			f.walk(n.Key, sc)
-			f.walk(n.Value, sc)
+			f.walkIn(sc, n.Key, n.Value)
 		}
 		f.walk(n.Body, in)
 		return false
 	case *ast.SwitchStmt:
 		in := sc.child()
-		f.walk(n.Init, in)
-		f.walk(n.Tag, in)
+		f.walkIn(in, n.Init, n.Tag)
 		var tag xr.Type
 		if n.Tag != nil {
 			tag = f.exprType(n.Tag, in)
@@ -210,10 +212,7 @@ func (f *litFixer) visit(n ast.Node, sc *scope) bool {
 					f.walk(x, in)
 				}
 			}
-			body := in.child()
-			for _, s := range cc.Body {
-				f.walk(s, body)
-			}
+			f.walkStmts(in.child(), cc.Body)
 		}
 		return false
 	case *ast.TypeSwitchStmt:
@@ -236,17 +235,13 @@ func (f *litFixer) visit(n ast.Node, sc *scope) bool {
 				t = f.typeOf(cc.List[0], in)
 			}
 			body.declare(bound, t)
-			for _, s := range cc.Body {
-				f.walk(s, body)
-			}
+			f.walkStmts(body, cc.Body)
 		}
 		return false
 	case *ast.CommClause:
 		in := sc.child()
 		f.walk(n.Comm, in)
-		for _, s := range n.Body {
-			f.walk(s, in)
-		}
+		f.walkStmts(in, n.Body)
 		return false
 	case *ast.AssignStmt:
 		f.inspect(n, sc)
@@ -323,9 +318,7 @@ func (f *litFixer) function(ft *ast.FuncType, recv *ast.FieldList, body *ast.Blo
 	f.results = append(f.results, results)
 	defer func() { f.results = f.results[:len(f.results)-1] }()
 	if body != nil {
-		for _, s := range body.List {
-			f.walk(s, in)
-		}
+		f.walkStmts(in, body.List)
 	}
 }
 
