@@ -13,7 +13,6 @@ import (
 	"os"
 	"sync"
 	"time"
-	"unicode/utf8"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -93,36 +92,7 @@ func startCapture(deliver func(stream, text string)) (*capture, error) {
 // sequences split across reads together.
 func (c *capture) pump(s *capturedStream) {
 	defer close(s.done)
-	buf := make([]byte, 32<<10)
-	var pending []byte
-	for {
-		n, err := s.r.Read(buf)
-		if n > 0 {
-			s.busy.Lock()
-			pending = append(pending, buf[:n]...)
-			cut := len(pending)
-			// Hold back an incomplete rune at the end for the next read.
-			for i := 1; i <= 3 && i <= len(pending); i++ {
-				if utf8.RuneStart(pending[len(pending)-i]) {
-					if !utf8.FullRune(pending[len(pending)-i:]) {
-						cut = len(pending) - i
-					}
-					break
-				}
-			}
-			if cut > 0 {
-				c.deliver(s.name, string(pending[:cut]))
-				pending = append(pending[:0], pending[cut:]...)
-			}
-			s.busy.Unlock()
-		}
-		if err != nil {
-			if len(pending) > 0 {
-				c.deliver(s.name, string(pending))
-			}
-			return
-		}
-	}
+	pumpRunes(s.r, &s.busy, nil, func(text string) { c.deliver(s.name, text) })
 }
 
 // sync waits, for a short while at most, until everything written so far

@@ -13,7 +13,6 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
 
@@ -486,33 +485,7 @@ func isVerdict(l string) bool {
 func (p *pump) run() {
 	defer close(p.done)
 	defer p.r.Close()
-	buf := make([]byte, 32<<10)
-	var pending []byte
-	for {
-		n, err := p.r.Read(buf)
-		if n > 0 {
-			p.mu.Lock()
-			pending = append(pending, buf[:n]...)
-			p.scan(buf[:n])
-			cut := completeRunes(pending)
-			if err != nil {
-				cut = len(pending)
-			}
-			if cut > 0 {
-				p.deliver(string(pending[:cut]))
-				pending = append(pending[:0], pending[cut:]...)
-			}
-			p.mu.Unlock()
-		}
-		if err != nil {
-			if len(pending) > 0 {
-				p.mu.Lock()
-				p.deliver(string(pending))
-				p.mu.Unlock()
-			}
-			return
-		}
-	}
+	pumpRunes(p.r, &p.mu, p.scan, p.deliver)
 }
 
 // deliver hands text to the cell's sink, or logs it. The caller holds p.mu.
@@ -560,18 +533,4 @@ func (p *pump) verdicts() []string {
 		return append(append([]string(nil), p.reasons...), l)
 	}
 	return append([]string(nil), p.reasons...)
-}
-
-// completeRunes returns how many bytes of b end on a whole UTF-8 sequence:
-// an incomplete rune at the end waits for the next read.
-func completeRunes(b []byte) int {
-	for i := 1; i <= 3 && i <= len(b); i++ {
-		if utf8.RuneStart(b[len(b)-i]) {
-			if !utf8.FullRune(b[len(b)-i:]) {
-				return len(b) - i
-			}
-			break
-		}
-	}
-	return len(b)
 }
