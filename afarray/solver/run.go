@@ -6,7 +6,6 @@ import (
 	"math"
 	"runtime"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/oclsolve/oclsolve/afarray"
@@ -316,32 +315,26 @@ func BackwardError(a *sparse.COO, x, b []float64) float64 {
 	workers := max(1, min(runtime.GOMAXPROCS(0), m/(1<<17), 16))
 	rs, sums := make([][]float64, workers), make([][]float64, workers)
 	bad := make([]bool, workers)
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			lo, hi := m*w/workers, m*(w+1)/workers
-			for k := lo; k < hi; k++ {
-				if i, j := a.I[k], a.J[k]; i < 0 || int(i) >= n || j < 0 || int(j) >= n {
-					bad[w] = true
-					return
-				}
+	forEachBlock(workers, func(w int) {
+		lo, hi := m*w/workers, m*(w+1)/workers
+		for k := lo; k < hi; k++ {
+			if i, j := a.I[k], a.J[k]; i < 0 || int(i) >= n || j < 0 || int(j) >= n {
+				bad[w] = true
+				return
 			}
-			r, rowAbs := make([]float64, n), make([]float64, n)
-			for k := lo; k < hi; k++ {
-				i, j, v := a.I[k], a.J[k], a.V[k]
-				r[i] -= v * x[j]
-				rowAbs[i] += math.Abs(v)
-				if a.Symmetric && i != j {
-					r[j] -= v * x[i]
-					rowAbs[j] += math.Abs(v)
-				}
+		}
+		r, rowAbs := make([]float64, n), make([]float64, n)
+		for k := lo; k < hi; k++ {
+			i, j, v := a.I[k], a.J[k], a.V[k]
+			r[i] -= v * x[j]
+			rowAbs[i] += math.Abs(v)
+			if a.Symmetric && i != j {
+				r[j] -= v * x[i]
+				rowAbs[j] += math.Abs(v)
 			}
-			rs[w], sums[w] = r, rowAbs
-		}()
-	}
-	wg.Wait()
+		}
+		rs[w], sums[w] = r, rowAbs
+	})
 	for _, b := range bad {
 		if b {
 			return math.Inf(1)
@@ -349,26 +342,21 @@ func BackwardError(a *sparse.COO, x, b []float64) float64 {
 	}
 	ranges := max(1, min(runtime.GOMAXPROCS(0)*4, n/4096))
 	norms := make([][4]float64, ranges) // ||r||∞, ||A||∞, ||x||∞, ||b||∞ of each range
-	for r := 0; r < ranges; r++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var nr [4]float64
-			for i := n * r / ranges; i < n*(r+1)/ranges; i++ {
-				ri, ai := b[i], 0.0
-				for w := range rs {
-					ri += rs[w][i]
-					ai += sums[w][i]
-				}
-				nr[0] = math.Max(nr[0], math.Abs(ri))
-				nr[1] = math.Max(nr[1], ai)
-				nr[2] = math.Max(nr[2], math.Abs(x[i]))
-				nr[3] = math.Max(nr[3], math.Abs(b[i]))
+	forEachBlock(ranges, func(r int) {
+		var nr [4]float64
+		for i := n * r / ranges; i < n*(r+1)/ranges; i++ {
+			ri, ai := b[i], 0.0
+			for w := range rs {
+				ri += rs[w][i]
+				ai += sums[w][i]
 			}
-			norms[r] = nr
-		}()
-	}
-	wg.Wait()
+			nr[0] = math.Max(nr[0], math.Abs(ri))
+			nr[1] = math.Max(nr[1], ai)
+			nr[2] = math.Max(nr[2], math.Abs(x[i]))
+			nr[3] = math.Max(nr[3], math.Abs(b[i]))
+		}
+		norms[r] = nr
+	})
 	var rInf, aInf, xInf, bInf float64
 	for _, nr := range norms {
 		rInf, aInf = math.Max(rInf, nr[0]), math.Max(aInf, nr[1])

@@ -319,17 +319,11 @@ func (m *snMulti) plan(a *sparse.CSC, amap []int64) error {
 	nb := min(runtime.GOMAXPROCS(0), max(a.N/1024, 1))
 	count := make([][]int, nb)
 	forBlocks := func(f func(b, j int)) {
-		var wg sync.WaitGroup
-		for b := 0; b < nb; b++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for j := b * a.N / nb; j < (b+1)*a.N/nb; j++ {
-					f(b, j)
-				}
-			}()
-		}
-		wg.Wait()
+		forEachBlock(nb, func(b int) {
+			for j := b * a.N / nb; j < (b+1)*a.N/nb; j++ {
+				f(b, j)
+			}
+		})
 	}
 	for b := range count {
 		count[b] = make([]int, ndev+1)
@@ -701,21 +695,6 @@ func (m *snMulti) factorError(errs []error) error {
 		return devErr
 	}
 	return colErr
-}
-
-// onDevices runs f(d) for every device at once and returns the first error.
-func onDevices(n int, f func(d int) error) error {
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for d := 0; d < n; d++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[d] = f(d)
-		}()
-	}
-	wg.Wait()
-	return errors.Join(errs...)
 }
 
 // solve solves A x = b: forward through the subtrees on every device at
