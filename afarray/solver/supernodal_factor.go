@@ -254,6 +254,33 @@ func (sc *snSchedule) step(kind int, t0 int64, k0 int) {
 	sc.steps = appendStep(sc.steps, kind, t0, sc.ntask(), k0)
 }
 
+// addBlocks adds a task (k, 0, 0) for each supernode k of large that has
+// columns from k0 on: the diagonal blocks at k0 of the factorization's
+// POTRF and of the forward solve's triangle.
+func (sc *snSchedule) addBlocks(s *sparse.Supernodal, large []int, k0 int) {
+	for _, k := range large {
+		if _, ns, _ := s.Front(k); ns > k0 {
+			sc.add(k, 0, 0)
+		}
+	}
+}
+
+// addRowChunks adds, for each supernode k of large that has columns from k0
+// on, a task (k, c, 0) for each chunk c of h rows below its block of
+// columns k0..k0+min(nb, ns-k0)-1: the row tiles of the factorization's
+// TRSM (nb = snNB, h = snTR) and of the forward solve's GEMV (snSBL,
+// snRCH).
+func (sc *snSchedule) addRowChunks(s *sparse.Supernodal, large []int, k0, nb, h int) {
+	for _, k := range large {
+		if _, ns, F := s.Front(k); ns > k0 {
+			r0 := k0 + min(nb, ns-k0)
+			for c := 0; r0+c*h < F; c++ {
+				sc.add(k, c, 0)
+			}
+		}
+	}
+}
+
 // assembleSteps adds the assembly of one level's fronts from their
 // children's update matrices, in column blocks from the first column a
 // child touches.
@@ -292,21 +319,10 @@ func (sc *snSchedule) factorSteps(s *sparse.Supernodal, lvl []int, smallF int) {
 	sc.step(snSmall, t0, 0)
 	for k0 := 0; k0 < maxNS; k0 += snNB {
 		t0 = sc.ntask()
-		for _, k := range large {
-			if _, ns, _ := s.Front(k); ns > k0 {
-				sc.add(k, 0, 0)
-			}
-		}
+		sc.addBlocks(s, large, k0)
 		sc.step(snPotrf, t0, k0)
 		t0 = sc.ntask()
-		for _, k := range large {
-			if _, ns, F := s.Front(k); ns > k0 {
-				c0 := k0 + min(snNB, ns-k0)
-				for rb := 0; c0+rb*snTR < F; rb++ {
-					sc.add(k, rb, 0)
-				}
-			}
-		}
+		sc.addRowChunks(s, large, k0, snNB, snTR)
 		sc.step(snTrsm, t0, k0)
 		t0 = sc.ntask()
 		for _, k := range large {
@@ -354,21 +370,10 @@ func (sc *snSchedule) forwardSteps(s *sparse.Supernodal, lvl []int) {
 	sc.fwd = appendStep(sc.fwd, snFwdGather, all[0], all[1], 0)
 	for jb := 0; jb < maxNS; jb += snSBL {
 		t0 = sc.ntask()
-		for _, k := range large {
-			if _, ns, _ := s.Front(k); ns > jb {
-				sc.add(k, 0, 0)
-			}
-		}
+		sc.addBlocks(s, large, jb)
 		sc.fwd = appendStep(sc.fwd, snFwdTrsv, t0, sc.ntask(), jb)
 		t0 = sc.ntask()
-		for _, k := range large {
-			if _, ns, F := s.Front(k); ns > jb {
-				r0 := jb + min(snSBL, ns-jb)
-				for c := 0; r0+c*snRCH < F; c++ {
-					sc.add(k, c, 0)
-				}
-			}
-		}
+		sc.addRowChunks(s, large, jb, snSBL, snRCH)
 		sc.fwd = appendStep(sc.fwd, snFwdGemv, t0, sc.ntask(), jb)
 	}
 	sc.fwd = appendStep(sc.fwd, snFwdDiag, all[0], all[1], 0)
@@ -644,10 +649,7 @@ func (f *snFactor) run(a *afarray.CSC, amap []int64) error {
 			return err
 		}
 	}
-	ldlt := 0
-	if f.ldlt {
-		ldlt = 1
-	}
+	ldlt := boolArg(f.ldlt)
 	if err := prof.add("setup scatter", tScatter); err != nil {
 		return err
 	}
@@ -886,45 +888,46 @@ func (f *snFactor) forwardSteps(nrhs int) error {
 	if err != nil {
 		return err
 	}
-	ldlt := 0
-	if f.ldlt {
-		ldlt = 1
-	}
+	ldlt := boolArg(f.ldlt)
 	ldv := int(f.sched.vLen)
 	names := []string{"fwd small", "fwd gather", "fwd trsv", "fwd gemv", "fwd diag"}
-	for _, st := range f.sched.fwd {
-		tk := time.Now()
-		glob, t0 := []int{int(st.count) * snSolveWG}, int(st.t0)
-		loc := []int{snSolveWG}
+	return f.solveSteps(f.sched.fwd, names, snFwdSmall, func(st snStep, glob, loc []int, t0 int) (err error) {
 		switch st.kind {
 		case snFwdSmall, snFwdGather:
-			gather := 0
-			if st.kind == snFwdGather {
-				gather = 1
-			}
-			err = ks["sn_forward"].Launch(glob, loc, f.tasks, t0, f.info, f.childPtr, f.childList, f.rel, f.L, f.y, f.v, f.n, ldv, nrhs, ldlt, gather)
-		default:
-			for rh := 0; rh < nrhs && err == nil; rh++ {
-				switch st.kind {
-				case snFwdTrsv:
-					// Beyond the first block, sn_fgemv of the block before
-					// solved the triangle (fuse).
-					if st.k0 == 0 {
-						err = ks["sn_ftrsv"].Launch(glob, loc, f.tasks, t0, f.info, f.L, f.y, f.n, rh, st.k0, ldlt)
-					}
-				case snFwdGemv:
-					err = ks["sn_fgemv"].Launch(glob, loc, f.tasks, t0, f.info, f.L, f.y, f.v, f.n, ldv, rh, st.k0, ldlt)
-				case snFwdDiag:
-					if f.ldlt {
-						err = ks["sn_fdiag"].Launch(glob, loc, f.tasks, t0, f.info, f.L, f.y, f.n, rh)
-					}
+			gather := boolArg(st.kind == snFwdGather)
+			return ks["sn_forward"].Launch(glob, loc, f.tasks, t0, f.info, f.childPtr, f.childList, f.rel, f.L, f.y, f.v, f.n, ldv, nrhs, ldlt, gather)
+		}
+		for rh := 0; rh < nrhs && err == nil; rh++ {
+			switch st.kind {
+			case snFwdTrsv:
+				// Beyond the first block, sn_fgemv of the block before
+				// solved the triangle (fuse).
+				if st.k0 == 0 {
+					err = ks["sn_ftrsv"].Launch(glob, loc, f.tasks, t0, f.info, f.L, f.y, f.n, rh, st.k0, ldlt)
+				}
+			case snFwdGemv:
+				err = ks["sn_fgemv"].Launch(glob, loc, f.tasks, t0, f.info, f.L, f.y, f.v, f.n, ldv, rh, st.k0, ldlt)
+			case snFwdDiag:
+				if f.ldlt {
+					err = ks["sn_fdiag"].Launch(glob, loc, f.tasks, t0, f.info, f.L, f.y, f.n, rh)
 				}
 			}
 		}
-		if err != nil {
+		return err
+	})
+}
+
+// solveSteps runs a solve schedule, the forward or the backward one: for
+// each step, its launches (launch, given the step and its geometry: count
+// groups of snSolveWG items from task t0), timed into the solve profile
+// under names[st.kind-first].
+func (f *snFactor) solveSteps(steps []snStep, names []string, first int, launch func(st snStep, glob, loc []int, t0 int) error) error {
+	for _, st := range steps {
+		tk := time.Now()
+		if err := launch(st, []int{int(st.count) * snSolveWG}, []int{snSolveWG}, int(st.t0)); err != nil {
 			return err
 		}
-		if err := f.solveProf.add(names[st.kind-snFwdSmall], tk); err != nil {
+		if err := f.solveProf.add(names[st.kind-first], tk); err != nil {
 			return err
 		}
 	}
@@ -937,10 +940,7 @@ func (f *snFactor) backwardSteps(nrhs int) error {
 	if err != nil {
 		return err
 	}
-	ldlt := 0
-	if f.ldlt {
-		ldlt = 1
-	}
+	ldlt := boolArg(f.ldlt)
 	// The last sn_bgemv group of each supernode finishes its block: they
 	// count themselves on cnt, zeroed here and left at zero by each last
 	// group.
@@ -953,28 +953,17 @@ func (f *snFactor) backwardSteps(nrhs int) error {
 		return err
 	}
 	names := []string{"bwd small", "bwd gemv"}
-	for _, st := range f.sched.bwd {
-		tk := time.Now()
-		glob, t0 := []int{int(st.count) * snSolveWG}, int(st.t0)
-		loc := []int{snSolveWG}
-		switch st.kind {
-		case snBwdSmall:
-			err = ks["sn_backward"].Launch(glob, loc, f.tasks, t0, f.info, f.rows, f.L, f.y, f.n, nrhs, ldlt)
-		default:
-			// Each right-hand side has its own partial sums.
-			for rh := 0; rh < nrhs && err == nil; rh++ {
-				off := int64(rh) * snSBL * f.sched.maxPart
-				err = ks["sn_bgemv"].Launch(glob, loc, f.tasks, t0, f.info, f.rows, f.L, f.y, f.n, rh, st.k0, f.part, off, ldlt, f.cnt)
-			}
+	return f.solveSteps(f.sched.bwd, names, snBwdSmall, func(st snStep, glob, loc []int, t0 int) (err error) {
+		if st.kind == snBwdSmall {
+			return ks["sn_backward"].Launch(glob, loc, f.tasks, t0, f.info, f.rows, f.L, f.y, f.n, nrhs, ldlt)
 		}
-		if err != nil {
-			return err
+		// Each right-hand side has its own partial sums.
+		for rh := 0; rh < nrhs && err == nil; rh++ {
+			off := int64(rh) * snSBL * f.sched.maxPart
+			err = ks["sn_bgemv"].Launch(glob, loc, f.tasks, t0, f.info, f.rows, f.L, f.y, f.n, rh, st.k0, f.part, off, ldlt, f.cnt)
 		}
-		if err := f.solveProf.add(names[st.kind-snBwdSmall], tk); err != nil {
-			return err
-		}
-	}
-	return nil
+		return err
+	})
 }
 
 func (f *snFactor) solve(b *afarray.Array) (*afarray.Array, error) {
