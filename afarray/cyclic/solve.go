@@ -3,6 +3,7 @@ package cyclic
 import (
 	"fmt"
 	"time"
+	"unsafe"
 
 	"github.com/oclsolve/oclsolve/kernels"
 )
@@ -91,26 +92,33 @@ func (r *Report) String() string {
 // device during the solve; the report separates transfers from compute. A
 // breakdown returns ErrBreakdown and no solution.
 func Solve(dev *kernels.Device, t *Tridiag, opt Options) ([]float64, *Report, error) {
-	if err := t.Validate(); err != nil {
-		return nil, nil, err
-	}
-	x := make([]float64, t.N*t.Count)
-	rep, err := solve(dev, t.N, t.Count, false, opt, x, func() (*DeviceTridiag, error) { return Upload(dev, t) },
-		func() error { y, err := t.Thomas(); copy(x, y); return err })
-	if err != nil {
-		return nil, rep, err
-	}
-	rep.BackwardError, err = t.BackwardError(x)
-	return x, rep, err
+	return solveBatch(dev, t, opt, func() (*DeviceTridiag, error) { return Upload(dev, t) })
 }
 
 // Solve32 is Solve in single precision.
 func Solve32(dev *kernels.Device, t *Tridiag32, opt Options) ([]float32, *Report, error) {
+	return solveBatch(dev, t, opt, func() (*DeviceTridiag, error) { return Upload32(dev, t) })
+}
+
+// hostBatch is a batch of either precision, Tridiag or Tridiag32, as
+// solveBatch uses it.
+type hostBatch[T real] interface {
+	Validate() error
+	dims() (n, count int)
+	Thomas() ([]T, error)
+	BackwardError(x []T) (float64, error)
+}
+
+// solveBatch is Solve in T's precision: upload copies t to the device; the
+// host method is t's Thomas; the backward error is measured against t.
+func solveBatch[T real](dev *kernels.Device, t hostBatch[T], opt Options, upload func() (*DeviceTridiag, error)) ([]T, *Report, error) {
 	if err := t.Validate(); err != nil {
 		return nil, nil, err
 	}
-	x := make([]float32, t.N*t.Count)
-	rep, err := solve(dev, t.N, t.Count, true, opt, x, func() (*DeviceTridiag, error) { return Upload32(dev, t) },
+	n, count := t.dims()
+	x := make([]T, n*count)
+	single := unsafe.Sizeof(x[0]) == 4
+	rep, err := solve(dev, n, count, single, opt, x, upload,
 		func() error { y, err := t.Thomas(); copy(x, y); return err })
 	if err != nil {
 		return nil, rep, err

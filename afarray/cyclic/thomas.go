@@ -28,7 +28,7 @@ func (t *Tridiag32) Thomas() ([]float32, error) {
 	if err := thomas(t.N, t.Count, t.Sub, t.Diag, t.Sup, t.RHS, x); err != nil {
 		return nil, err
 	}
-	return to32(x), nil
+	return convert[float32](x), nil
 }
 
 func thomas[T real](n, count int, sub, diag, sup, rhs []T, x []float64) error {

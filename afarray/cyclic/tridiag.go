@@ -42,6 +42,10 @@ func NewTridiag32(n, count int) (*Tridiag32, error) {
 	return &Tridiag32{N: n, Count: count, Sub: make([]float32, l), Diag: make([]float32, l), Sup: make([]float32, l), RHS: make([]float32, l)}, nil
 }
 
+// dims returns the order and count of the systems, for solveBatch.
+func (t *Tridiag) dims() (n, count int)   { return t.N, t.Count }
+func (t *Tridiag32) dims() (n, count int) { return t.N, t.Count }
+
 // Validate checks that N and Count are positive and that every slice holds
 // N*Count entries.
 func (t *Tridiag) Validate() error {
@@ -77,26 +81,19 @@ func validateShape(n, count, ls, ld, lu, lr int) error {
 
 // Float32 converts the batch to single precision.
 func (t *Tridiag) Float32() *Tridiag32 {
-	return &Tridiag32{N: t.N, Count: t.Count, Sub: to32(t.Sub), Diag: to32(t.Diag), Sup: to32(t.Sup), RHS: to32(t.RHS)}
+	return &Tridiag32{N: t.N, Count: t.Count, Sub: convert[float32](t.Sub), Diag: convert[float32](t.Diag), Sup: convert[float32](t.Sup), RHS: convert[float32](t.RHS)}
 }
 
 // Float64 converts the batch to double precision.
 func (t *Tridiag32) Float64() *Tridiag {
-	return &Tridiag{N: t.N, Count: t.Count, Sub: to64(t.Sub), Diag: to64(t.Diag), Sup: to64(t.Sup), RHS: to64(t.RHS)}
+	return &Tridiag{N: t.N, Count: t.Count, Sub: convert[float64](t.Sub), Diag: convert[float64](t.Diag), Sup: convert[float64](t.Sup), RHS: convert[float64](t.RHS)}
 }
 
-func to32(v []float64) []float32 {
-	w := make([]float32, len(v))
+// convert returns v in precision D, rounded to nearest.
+func convert[D, S real](v []S) []D {
+	w := make([]D, len(v))
 	for i, x := range v {
-		w[i] = float32(x)
-	}
-	return w
-}
-
-func to64(v []float32) []float64 {
-	w := make([]float64, len(v))
-	for i, x := range v {
-		w[i] = float64(x)
+		w[i] = D(x)
 	}
 	return w
 }

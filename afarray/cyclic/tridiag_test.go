@@ -103,7 +103,7 @@ func TestSolveFloat(t *testing.T) {
 				if rep.BackwardError > 1e-6 {
 					t.Errorf("%s: backward error %.2e", name, rep.BackwardError)
 				}
-				if d := maxRelDiff(to64(x), to64(want)); d > 1e-5 {
+				if d := maxRelDiff(convert[float64](x), convert[float64](want)); d > 1e-5 {
 					t.Errorf("%s: differs from Thomas by %.2e", name, d)
 				}
 			}
