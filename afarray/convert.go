@@ -303,26 +303,38 @@ func (c *conversion) compact(mode, nseg int) *compacted {
 	return g
 }
 
-// lowerColumns compacts a square COO by columns of its lower triangle,
-// checks a full one for symmetry, and returns per column the number of CSC
-// entries and the last stored row.
-func (c *conversion) lowerColumns() (g *compacted, cscCount, lastRow *kernels.Buffer) {
-	n := c.coo.Rows
-	if !c.coo.Symmetric && n >= math.MaxInt32/2 {
+// lowerColumns starts the conversion of a square m to a layout of its lower
+// triangle, what ToCSC and ToSKS build from: it compacts the entries by
+// columns of the lower triangle, checks a full m for symmetry, and returns
+// the conversion (the caller frees it), the grouping, and per column the
+// number of CSC entries and the last stored row. With csc the CSC of m must
+// fit int32 indexing too, checked before any work.
+func (m *COO) lowerColumns(csc bool) (c *conversion, g *compacted, cscCount, lastRow *kernels.Buffer, err error) {
+	if c, err = m.newConversion(true); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	n := m.Rows
+	switch {
+	case csc && int64(m.V.Len())+int64(n) >= math.MaxInt32:
+		c.err = fmt.Errorf("%w: %w: CSC of %d entries and order %d exceeds int32 indexing", ErrShape, sparse.ErrShape, m.V.Len(), n)
+	case !m.Symmetric && n >= math.MaxInt32/2:
 		// The key side*n + row must fit an int32.
 		c.err = fmt.Errorf("%w: %w: order %d too large for the symmetry check of a full COO", ErrShape, sparse.ErrShape, n)
-		return nil, nil, nil
+	default:
+		g = c.compact(modeLower, n)
 	}
-	g = c.compact(modeLower, n)
+	if c.err == nil {
+		if !m.Symmetric {
+			c.launch("symcheck", g.items, int32(g.items), int32(n), g.start, g.hpos, g.useg, g.ukey, g.uval, c.status)
+		}
+		cscCount, lastRow = c.alloc(n, 4), c.alloc(n, 4)
+		c.launch("lower_columns", n, int32(n), g.start, g.hpos, g.ukey, cscCount, lastRow)
+	}
 	if c.err != nil {
-		return nil, nil, nil
+		c.free()
+		return nil, nil, nil, nil, c.err
 	}
-	if !c.coo.Symmetric {
-		c.launch("symcheck", g.items, int32(g.items), int32(n), g.start, g.hpos, g.useg, g.ukey, g.uval, c.status)
-	}
-	cscCount, lastRow = c.alloc(n, 4), c.alloc(n, 4)
-	c.launch("lower_columns", n, int32(n), g.start, g.hpos, g.ukey, cscCount, lastRow)
-	return g, cscCount, lastRow
+	return c, g, cscCount, lastRow, nil
 }
 
 // ToCSC converts the matrix to the thesis's lower CSC layout on the device,
@@ -334,19 +346,12 @@ func (c *conversion) lowerColumns() (g *compacted, cscCount, lastRow *kernels.Bu
 // wrapping ErrIndex and sparse.ErrIndex, a NaN or infinite value one
 // wrapping sparse.ErrNaN. m is not modified.
 func (m *COO) ToCSC() (*CSC, error) {
-	c, err := m.newConversion(true)
+	c, g, cscCount, _, err := m.lowerColumns(true)
 	if err != nil {
 		return nil, err
 	}
 	defer c.free()
 	n := m.Rows
-	if int64(m.V.Len())+int64(n) >= math.MaxInt32 {
-		return nil, fmt.Errorf("%w: %w: CSC of %d entries and order %d exceeds int32 indexing", ErrShape, sparse.ErrShape, m.V.Len(), n)
-	}
-	g, cscCount, _ := c.lowerColumns()
-	if c.err != nil {
-		return nil, c.err
-	}
 	colPtr := c.alloc(n+1, 4)
 	c.scan(scanAddInt32, n, cscCount, colPtr)
 	c.note(colPtr, n, 4, stSize)
@@ -373,16 +378,12 @@ func (m *COO) ToCSC() (*CSC, error) {
 // those of ToCSC; a skyline longer than int32 indexing allows gives an error
 // wrapping ErrShape and sparse.ErrShape. m is not modified.
 func (m *COO) ToSKS() (*SKS, error) {
-	c, err := m.newConversion(true)
+	c, g, _, lastRow, err := m.lowerColumns(false)
 	if err != nil {
 		return nil, err
 	}
 	defer c.free()
 	n := m.Rows
-	g, _, lastRow := c.lowerColumns()
-	if c.err != nil {
-		return nil, c.err
-	}
 	lastMax := c.alloc(n+1, 4)
 	c.scan(scanMaxInt32, n, lastRow, lastMax)
 	height := c.alloc(n, 8)
