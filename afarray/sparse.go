@@ -75,6 +75,27 @@ func uploadAll(parts ...any) ([]*Array, error) {
 	return out, nil
 }
 
+// fetch downloads one part of a matrix for a Host method (get is the part's
+// Float64s or Int32s) unless an earlier part failed: *err keeps the first
+// error, so that Host reads as one composite literal, its parts downloaded
+// in their order there.
+func fetch[T float64 | int32](err *error, get func() ([]T, error)) []T {
+	if *err != nil {
+		return nil
+	}
+	v, e := get()
+	*err = e
+	return v
+}
+
+// hostOrErr returns the host matrix a Host method built, or its first error.
+func hostOrErr[T any](h *T, err error) (*T, error) {
+	if err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
 // ReleaseAll releases every array given (nil arrays are skipped).
 func ReleaseAll(arrays ...*Array) {
 	for _, a := range arrays {
@@ -107,24 +128,16 @@ func UploadCSC(h *sparse.CSC) (*CSC, error) {
 // Host returns the matrix on the host, downloading each part once (later
 // calls use the cached copies until a device operation writes to them).
 func (m *CSC) Host() (*sparse.CSC, error) {
-	el, err := m.Elements.Float64s()
-	if err != nil {
-		return nil, err
-	}
-	ci, ri, err := m.HostStructure()
-	if err != nil {
-		return nil, err
-	}
-	return &sparse.CSC{N: m.N, Elements: el, DiagPos: ci, RowIdx: ri}, nil
+	var err error
+	h := &sparse.CSC{N: m.N, Elements: fetch(&err, m.Elements.Float64s), DiagPos: fetch(&err, m.DiagPos.Int32s), RowIdx: fetch(&err, m.RowIdx.Int32s)}
+	return hostOrErr(h, err)
 }
 
 // HostStructure returns copies of the diagonal positions and the row
 // indices on the host (for a symbolic analysis, which needs no values).
 func (m *CSC) HostStructure() (diagPos, rowIdx []int32, err error) {
-	if diagPos, err = m.DiagPos.Int32s(); err != nil {
-		return nil, nil, err
-	}
-	if rowIdx, err = m.RowIdx.Int32s(); err != nil {
+	diagPos, rowIdx = fetch(&err, m.DiagPos.Int32s), fetch(&err, m.RowIdx.Int32s)
+	if err != nil {
 		return nil, nil, err
 	}
 	return diagPos, rowIdx, nil
@@ -175,15 +188,9 @@ func UploadSKS(h *sparse.SKS) (*SKS, error) {
 
 // Host returns the matrix on the host (see CSC.Host).
 func (m *SKS) Host() (*sparse.SKS, error) {
-	el, err := m.Elements.Float64s()
-	if err != nil {
-		return nil, err
-	}
-	ix, err := m.Index.Int32s()
-	if err != nil {
-		return nil, err
-	}
-	return &sparse.SKS{N: m.N, Elements: el, Index: ix}, nil
+	var err error
+	h := &sparse.SKS{N: m.N, Elements: fetch(&err, m.Elements.Float64s), Index: fetch(&err, m.Index.Int32s)}
+	return hostOrErr(h, err)
 }
 
 // Release frees the matrix's device memory.
@@ -214,19 +221,10 @@ func UploadCOO(h *sparse.COO) (*COO, error) {
 
 // Host returns the matrix on the host (see CSC.Host).
 func (m *COO) Host() (*sparse.COO, error) {
-	i, err := m.I.Int32s()
-	if err != nil {
-		return nil, err
-	}
-	j, err := m.J.Int32s()
-	if err != nil {
-		return nil, err
-	}
-	v, err := m.V.Float64s()
-	if err != nil {
-		return nil, err
-	}
-	return &sparse.COO{Rows: m.Rows, Cols: m.Cols, Symmetric: m.Symmetric, I: i, J: j, V: v}, nil
+	var err error
+	h := &sparse.COO{Rows: m.Rows, Cols: m.Cols, Symmetric: m.Symmetric,
+		I: fetch(&err, m.I.Int32s), J: fetch(&err, m.J.Int32s), V: fetch(&err, m.V.Float64s)}
+	return hostOrErr(h, err)
 }
 
 // NNZ returns the number of stored entries.
@@ -257,19 +255,10 @@ func UploadCSR(h *sparse.CSR) (*CSR, error) {
 
 // Host returns the matrix on the host (see CSC.Host).
 func (m *CSR) Host() (*sparse.CSR, error) {
-	rp, err := m.RowPtr.Int32s()
-	if err != nil {
-		return nil, err
-	}
-	ci, err := m.ColIdx.Int32s()
-	if err != nil {
-		return nil, err
-	}
-	v, err := m.Values.Float64s()
-	if err != nil {
-		return nil, err
-	}
-	return &sparse.CSR{Rows: m.Rows, Cols: m.Cols, RowPtr: rp, ColIdx: ci, Values: v}, nil
+	var err error
+	h := &sparse.CSR{Rows: m.Rows, Cols: m.Cols,
+		RowPtr: fetch(&err, m.RowPtr.Int32s), ColIdx: fetch(&err, m.ColIdx.Int32s), Values: fetch(&err, m.Values.Float64s)}
+	return hostOrErr(h, err)
 }
 
 // Release frees the matrix's device memory.
@@ -297,19 +286,9 @@ func UploadTridiag(h *sparse.Tridiag) (*Tridiag, error) {
 
 // Host returns the matrix on the host (see CSC.Host).
 func (m *Tridiag) Host() (*sparse.Tridiag, error) {
-	s, err := m.Sub.Float64s()
-	if err != nil {
-		return nil, err
-	}
-	d, err := m.Diag.Float64s()
-	if err != nil {
-		return nil, err
-	}
-	u, err := m.Super.Float64s()
-	if err != nil {
-		return nil, err
-	}
-	return &sparse.Tridiag{Sub: s, Diag: d, Super: u}, nil
+	var err error
+	h := &sparse.Tridiag{Sub: fetch(&err, m.Sub.Float64s), Diag: fetch(&err, m.Diag.Float64s), Super: fetch(&err, m.Super.Float64s)}
+	return hostOrErr(h, err)
 }
 
 // Release frees the matrix's device memory.
