@@ -39,23 +39,32 @@ __kernel void binary(int n, int op, __global const T *x, __global const T *y, __
 	z[i] = r;
 }
 
-// dst[i] = src[idx[i]]; out-of-range indices set *bad.
+// checked_index returns idx[i] when it lies in [0, len), else -1 after setting
+// *bad: gather and scatter skip the element and the host reports ErrIndex.
+inline int checked_index(__global const int *idx, int i, int len, __global int *bad) {
+	int k = idx[i];
+	if (k < 0 || k >= len) {
+		*bad = 1;
+		return -1;
+	}
+	return k;
+}
+
+// dst[i] = src[idx[i]].
 __kernel void gather(int n, int len, __global const T *src, __global const int *idx, __global T *dst, __global int *bad) {
 	int i = get_global_id(0);
 	if (i >= n) return;
-	int k = idx[i];
-	if (k < 0 || k >= len) { *bad = 1; return; }
-	dst[i] = src[k];
+	int k = checked_index(idx, i, len, bad);
+	if (k >= 0) dst[i] = src[k];
 }
 
-// dst[idx[i]] = src[i]; out-of-range indices set *bad. Duplicate indices
-// leave one of the written values (unspecified which), as in ArrayFire.
+// dst[idx[i]] = src[i]. Duplicate indices leave one of the written values
+// (unspecified which), as in ArrayFire.
 __kernel void scatter(int n, int len, __global const T *src, __global const int *idx, __global T *dst, __global int *bad) {
 	int i = get_global_id(0);
 	if (i >= n) return;
-	int k = idx[i];
-	if (k < 0 || k >= len) { *bad = 1; return; }
-	dst[k] = src[i];
+	int k = checked_index(idx, i, len, bad);
+	if (k >= 0) dst[k] = src[i];
 }
 
 // Seeded uniform random numbers in [0,1) (floating T) from a counter-based

@@ -1,10 +1,6 @@
 package afarray
 
-import (
-	"fmt"
-
-	"github.com/oclsolve/oclsolve/kernels"
-)
+import "fmt"
 
 // Gather returns the vector dst[i] = src[idx[i]] (src treated as flat,
 // column-major). idx must be an Int32 array; an index outside src returns
@@ -73,13 +69,8 @@ func indexed(kernel string, src, idx, dst *Array, length int) error {
 	if err := bad.Write(0, []int32{0}); err != nil {
 		return err
 	}
-	k, err := src.kernel(kernel)
-	if err != nil {
-		return err
-	}
-	local := min(localSize, k.MaxWorkGroupSize())
-	dst.touch()
-	if err := k.Launch([]int{kernels.RoundUp(n, local)}, []int{local}, int32(n), int32(length), src.buf, idx.buf, dst.buf, bad); err != nil {
+	// dst's program is src's: they have one dtype.
+	if err := dst.launchElementwise(kernel, n, int32(length), src.buf, idx.buf, dst.buf, bad); err != nil {
 		return err
 	}
 	flag := []int32{0}
