@@ -18,38 +18,13 @@ __kernel void gauss_buffer_nopivot(const int rows, const int cols, const int str
                                    __global const double *in, __global double *out,
                                    __global int *status, const double tol) {
 	const double piv = in[p * stride + p];
-	if (get_global_id(0) == 0 && get_global_id(1) == 0 && !(fabs(piv) > tol))
-		atomic_min(status, p);
+	note_zero_pivot(status, p, fabs(piv), tol);
 	for (int row = get_global_id(1) + p + 1; row < rows; row += get_global_size(1)) {
 		// mult is the negated ratio that zeroes this row's entry in column p.
 		const double mult = -in[row * stride + p] / piv;
 		for (int col = get_global_id(0) + p + 1; col < cols; col += get_global_size(0))
 			out[row * stride + col] = in[row * stride + col] + mult * in[p * stride + col];
 	}
-}
-
-// pivot_search returns the row index in [p, rows) whose entry in column p
-// has the largest magnitude (the first such row on ties). Every work-item of
-// the group takes part and gets the same answer. Each work-item first folds
-// its sliding window of candidates (li, li+n_li, ...) in private memory, then
-// the group reduces the n_li partial results (group_argmax, argmax.cl).
-// Local memory therefore scales with the work-group, not with the matrix.
-// A column whose entries are all NaN yields
-// p with magnitude -1, which the caller treats as a zero pivot.
-inline int pivot_search(const int rows, const int p, __global const double *colp, const int stride,
-                        __local double *lmax, __local int *lidx, double *best_out) {
-	const int li = get_local_id(1) * get_local_size(0) + get_local_id(0);
-	const int n_li = get_local_size(0) * get_local_size(1);
-	double best = -1.0;
-	int bidx = p;
-	for (int r = p + li; r < rows; r += n_li) {
-		const double v = fabs(colp[r * stride]);
-		if (v > best) {
-			best = v;
-			bidx = r;
-		}
-	}
-	return group_argmax(best, bidx, lmax, lidx, best_out);
 }
 
 // gauss_buffer_pivot performs step p with partial pivoting. Every work-group
@@ -60,11 +35,8 @@ __kernel void gauss_buffer_pivot(const int rows, const int cols, const int strid
                                  __global const double *in, __global double *out,
                                  __global int *status, const double tol, __local double *lmax,
                                  __local int *lidx) {
-	double best;
-	const int prow = pivot_search(rows, p, in + p, stride, lmax, lidx, &best);
-	const double piv = in[prow * stride + p];
-	if (get_global_id(0) == 0 && get_global_id(1) == 0 && !(best > tol))
-		atomic_min(status, p);
+	double piv;
+	const int prow = find_pivot(rows, p, in + p, stride, status, tol, lmax, lidx, &piv);
 	for (int row = get_global_id(1) + p + 1; row < rows; row += get_global_size(1)) {
 		const int src = (row == prow) ? p : row; // the old row p moves to prow
 		const double mult = -in[src * stride + p] / piv;

@@ -10,8 +10,7 @@ __kernel void gauss_vec4_nopivot(const int rows, const int quads, const int p,
 	__global const double *s_in = (__global const double *)in;
 	const int stride = quads * 4;
 	const double piv = s_in[p * stride + p];
-	if (get_global_id(0) == 0 && get_global_id(1) == 0 && !(fabs(piv) > tol))
-		atomic_min(status, p);
+	note_zero_pivot(status, p, fabs(piv), tol);
 	for (int row = get_global_id(1) + p + 1; row < rows; row += get_global_size(1)) {
 		const double4 mult = (double4)(-s_in[row * stride + p] / piv);
 		for (int q = get_global_id(0) + p / 4; q < quads; q += get_global_size(0))
@@ -25,11 +24,8 @@ __kernel void gauss_vec4_pivot(const int rows, const int quads, const int p,
                                __local int *lidx) {
 	__global const double *s_in = (__global const double *)in;
 	const int stride = quads * 4;
-	double best;
-	const int prow = pivot_search(rows, p, s_in + p, stride, lmax, lidx, &best);
-	const double piv = s_in[prow * stride + p];
-	if (get_global_id(0) == 0 && get_global_id(1) == 0 && !(best > tol))
-		atomic_min(status, p);
+	double piv;
+	const int prow = find_pivot(rows, p, s_in + p, stride, status, tol, lmax, lidx, &piv);
 	for (int row = get_global_id(1) + p + 1; row < rows; row += get_global_size(1)) {
 		const int src = (row == prow) ? p : row;
 		const double4 mult = (double4)(-s_in[src * stride + p] / piv);
