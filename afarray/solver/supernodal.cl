@@ -23,6 +23,14 @@
 #define S_U 5
 #define S_V 6
 
+// SN_FRONT(k) declares what the kernels read first of supernode k (the
+// first int of the group's task, or t.x where they read the task as an
+// int4): its info record is, first column, column count ns and front
+// order F.
+#define SN_FRONT(k) \
+	__global const long *is = info + (long)(k) * SI; \
+	const int first = is[S_FIRST], ns = is[S_NS], F = is[S_F]
+
 inline __global double *front_at(__global double *L, __global double *U, long lp, long up, int F, int ns, int r, int c) {
 	if (c < ns)
 		return L + lp + (long)c * F + r;
@@ -146,8 +154,7 @@ __kernel void sn_small(__global const int *task, int t0, __global const long *in
 		       int ldlt, __global int *st) {
 	__local double W[SMALLF * SMALLF];
 	const int s = task[4 * (t0 + get_group_id(0))];
-	__global const long *is = info + (long)s * SI;
-	const int first = is[S_FIRST], ns = is[S_NS], F = is[S_F];
+	SN_FRONT(s);
 	const long lp = is[S_L], up = is[S_U];
 	const int lid = get_local_id(0), ls = get_local_size(0);
 	for (int c = 0; c < F; c++)
@@ -250,8 +257,7 @@ __kernel void sn_potrf(__global const int *task, int t0, __global const long *in
 __kernel void sn_trsm(__global const int *task, int t0, __global const long *info, __global double *L, int k0, int ldlt) {
 	__local double D[NB * NB];
 	const int4 t = vload4(t0 + get_group_id(0), task);
-	__global const long *is = info + (long)t.x * SI;
-	const int ns = is[S_NS], F = is[S_F];
+	SN_FRONT(t.x);
 	__global double *col = L + is[S_L] + (long)k0 * F; // column k0 of the front
 	const int kb = min(NB, ns - k0);
 	const int lid = get_local_id(0), ls = get_local_size(0);
@@ -295,8 +301,7 @@ __kernel void sn_syrk(__global const int *task, int t0, __global const long *inf
 	__local double B[KC * TS];
 	__local double ck[2 * NB];
 	const int4 t = vload4(t0 + get_group_id(0), task);
-	__global const long *is = info + (long)t.x * SI;
-	const int ns = is[S_NS], F = is[S_F];
+	SN_FRONT(t.x);
 	const long lp = is[S_L], up = is[S_U];
 	const int kb = min(NB, ns - k0);
 	const int c0 = k0 + kb;
@@ -350,8 +355,7 @@ __kernel void sn_syrk(__global const int *task, int t0, __global const long *inf
 __kernel void sn_syrk_cpu(__global const int *task, int t0, __global const long *info, __global double *L, __global double *U,
 			  int k0, int ldlt) {
 	const int4 t = vload4(t0 + get_group_id(0), task);
-	__global const long *is = info + (long)t.x * SI;
-	const int ns = is[S_NS], F = is[S_F];
+	SN_FRONT(t.x);
 	const long lp = is[S_L], up = is[S_U];
 	const int kb = min(NB, ns - k0);
 	const int c0 = k0 + kb;
@@ -400,6 +404,39 @@ __kernel void sn_unpermute(__global const double *y, __global const int *perm, i
 // column, every item updating its own entries of xl.
 #define TLD (SB + 1)
 
+// tri_load copies the m x m lower triangle at D (leading dimension ld)
+// into T, transposed when trans is set, and waits for it.
+inline void tri_load(__global const double *D, int ld, int m, int trans, __local double *T) {
+	const int lid = get_local_id(0), ls = get_local_size(0);
+	for (int q = lid; q < m * SB; q += ls) {
+		const int c = q / SB, r = q % SB;
+		if (r < m && r >= c)
+			T[trans ? r * TLD + c : c * TLD + r] = D[(long)c * ld + r];
+	}
+	barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+// tri_subst solves with the triangle in T (as tri_load left it) on the m
+// entries of x, column by column: forward (bwd = 0) from the first column,
+// each updating the entries below it; backward from the last, each
+// updating those above it (T transposed, so that a step reads a row of the
+// triangle with unit stride). Then it divides by the diagonal unless unit
+// (LDLT).
+inline void tri_subst(__local const double *T, __local double *x, int m, int unit, int bwd) {
+	const int lid = get_local_id(0), ls = get_local_size(0);
+	for (int j = 0; j < m; j++) {
+		const int k = bwd ? m - 1 - j : j;
+		const double xk = unit ? x[k] : x[k] / T[k * TLD + k];
+		for (int i = (bwd ? 0 : k + 1) + lid; i < (bwd ? k : m); i += ls)
+			x[i] = fma(-T[k * TLD + i], xk, x[i]);
+		barrier(CLK_LOCAL_MEM_FENCE);
+	}
+	if (!unit)
+		for (int i = lid; i < m; i += ls)
+			x[i] /= T[i * TLD + i];
+	barrier(CLK_LOCAL_MEM_FENCE);
+}
+
 // tri_fwd solves L11 y = xl in place for the nb x nb diagonal block at Lb
 // (leading dimension ld, nb <= SBL), in sub-blocks of SB: each sub-block's
 // triangle through T, then its contribution to the rest of the block.
@@ -408,23 +445,8 @@ inline void tri_fwd(__global const double *Lb, int ld, int nb, int unit, __local
 	const int lid = get_local_id(0), ls = get_local_size(0);
 	for (int sb = 0; sb < nb; sb += SB) {
 		const int m = min(SB, nb - sb);
-		__global const double *D = Lb + (long)sb * ld + sb;
-		for (int q = lid; q < m * SB; q += ls) {
-			const int c = q / SB, r = q % SB;
-			if (r < m && r >= c)
-				T[c * TLD + r] = D[(long)c * ld + r];
-		}
-		barrier(CLK_LOCAL_MEM_FENCE);
-		for (int k = 0; k < m; k++) {
-			const double xk = unit ? xl[sb + k] : xl[sb + k] / T[k * TLD + k];
-			for (int i = k + 1 + lid; i < m; i += ls)
-				xl[sb + i] = fma(-T[k * TLD + i], xk, xl[sb + i]);
-			barrier(CLK_LOCAL_MEM_FENCE);
-		}
-		if (!unit)
-			for (int i = lid; i < m; i += ls)
-				xl[sb + i] /= T[i * TLD + i];
-		barrier(CLK_LOCAL_MEM_FENCE);
+		tri_load(Lb + (long)sb * ld + sb, ld, m, 0, T);
+		tri_subst(T, xl + sb, m, unit, 0);
 		for (int i = sb + m + lid; i < nb; i += ls) {
 			double acc = 0.0;
 			for (int k = 0; k < m; k++)
@@ -437,8 +459,7 @@ inline void tri_fwd(__global const double *Lb, int ld, int nb, int unit, __local
 
 // tri_bwd solves L11ᵀ x = xl in place, the transposed counterpart of
 // tri_fwd: sub-blocks from the last, each first reduced by the solved rows
-// below it, its triangle held transposed in T so that a step reads a row
-// of L11 with unit stride.
+// below it, its triangle held transposed in T.
 inline void tri_bwd(__global const double *Lb, int ld, int nb, int unit, __local double *T, __local double *xl) {
 	const int lid = get_local_id(0), ls = get_local_size(0);
 	for (int sb = (nb - 1) / SB * SB; sb >= 0; sb -= SB) {
@@ -449,23 +470,39 @@ inline void tri_bwd(__global const double *Lb, int ld, int nb, int unit, __local
 				acc = fma(Lb[(long)(sb + k) * ld + i], xl[i], acc);
 			xl[sb + k] -= acc;
 		}
-		__global const double *D = Lb + (long)sb * ld + sb;
-		for (int q = lid; q < m * SB; q += ls) {
-			const int c = q / SB, r = q % SB;
-			if (r < m && r >= c)
-				T[r * TLD + c] = D[(long)c * ld + r];
-		}
-		barrier(CLK_LOCAL_MEM_FENCE);
-		for (int k = m - 1; k >= 0; k--) {
-			const double xk = unit ? xl[sb + k] : xl[sb + k] / T[k * TLD + k];
-			for (int i = lid; i < k; i += ls)
-				xl[sb + i] = fma(-T[k * TLD + i], xk, xl[sb + i]);
-			barrier(CLK_LOCAL_MEM_FENCE);
-		}
-		if (!unit)
-			for (int i = lid; i < m; i += ls)
-				xl[sb + i] /= T[i * TLD + i];
-		barrier(CLK_LOCAL_MEM_FENCE);
+		tri_load(Lb + (long)sb * ld + sb, ld, m, 1, T);
+		tri_subst(T, xl + sb, m, unit, 1);
+	}
+}
+
+// tri_fwd_x solves the forward triangle of the nb columns from jb of the
+// supernode at Ls (leading dimension F) on xs[jb..jb+nb), through xl,
+// which keeps the solution for the rows below (sub_below).
+inline void tri_fwd_x(__global const double *Ls, int F, int jb, int nb, int unit, __local double *T, __local double *xl,
+		      __global double *xs) {
+	const int lid = get_local_id(0), ls = get_local_size(0);
+	for (int k = lid; k < nb; k += ls)
+		xl[k] = xs[jb + k];
+	barrier(CLK_LOCAL_MEM_FENCE);
+	tri_fwd(Ls + (long)jb * F + jb, F, nb, unit, T, xl);
+	for (int k = lid; k < nb; k += ls)
+		xs[jb + k] = xl[k];
+}
+
+// sub_below subtracts the nb columns from jb of the supernode at Ls
+// (leading dimension F, ns columns) times xl from its rows r0..r1-1: the
+// rest of the diagonal block in xs, the rows below it in the update
+// vector vs.
+inline void sub_below(__global const double *Ls, int F, int ns, int jb, int nb, int r0, int r1, __local const double *xl,
+		      __global double *xs, __global double *vs) {
+	for (int r = r0 + get_local_id(0); r < r1; r += get_local_size(0)) {
+		double acc = 0.0;
+		for (int k = 0; k < nb; k++)
+			acc = fma(Ls[(long)(jb + k) * F + r], xl[k], acc);
+		if (r < ns)
+			xs[r] -= acc;
+		else
+			vs[r - ns] -= acc;
 	}
 }
 
@@ -481,8 +518,8 @@ __kernel void sn_forward(__global const int *task, int t0, __global const long *
 	__local double xl[SB];
 	__local double T[SB * TLD];
 	const int s = task[4 * (t0 + get_group_id(0))];
-	__global const long *is = info + (long)s * SI;
-	const int first = is[S_FIRST], ns = is[S_NS], F = is[S_F], m = F - ns;
+	SN_FRONT(s);
+	const int m = F - ns;
 	__global const double *Ls = L + is[S_L];
 	const long vo = is[S_V];
 	const int lid = get_local_id(0), ls = get_local_size(0);
@@ -511,23 +548,8 @@ __kernel void sn_forward(__global const int *task, int t0, __global const long *
 			continue;
 		for (int jb = 0; jb < ns; jb += SB) {
 			const int nb = min(SB, ns - jb);
-			for (int k = lid; k < nb; k += ls)
-				xl[k] = xs[jb + k];
-			barrier(CLK_LOCAL_MEM_FENCE);
-			tri_fwd(Ls + (long)jb * F + jb, F, nb, ldlt, T, xl);
-			for (int k = lid; k < nb; k += ls)
-				xs[jb + k] = xl[k];
-			// The rows below the block: the rest of the diagonal block,
-			// then the update vector.
-			for (int r = jb + nb + lid; r < F; r += ls) {
-				double acc = 0.0;
-				for (int k = 0; k < nb; k++)
-					acc = fma(Ls[(long)(jb + k) * F + r], xl[k], acc);
-				if (r < ns)
-					xs[r] -= acc;
-				else
-					vs[r - ns] -= acc;
-			}
+			tri_fwd_x(Ls, F, jb, nb, ldlt, T, xl, xs);
+			sub_below(Ls, F, ns, jb, nb, jb + nb, F, xl, xs, vs);
 			barrier(CLK_GLOBAL_MEM_FENCE);
 		}
 		if (ldlt) {
@@ -549,8 +571,7 @@ __kernel void sn_backward(__global const int *task, int t0, __global const long 
 	__local double part[SOLVE_WG];
 	__local double T[SB * TLD];
 	const int s = task[4 * (t0 + get_group_id(0))];
-	__global const long *is = info + (long)s * SI;
-	const int first = is[S_FIRST], ns = is[S_NS], F = is[S_F];
+	SN_FRONT(s);
 	__global const double *Ls = L + is[S_L];
 	__global const int *below = rows + is[S_ROW] + ns;
 	const int lid = get_local_id(0);
@@ -612,18 +633,10 @@ __kernel void sn_ftrsv(__global const int *task, int t0, __global const long *in
 	__local double xl[SBL];
 	__local double T[SB * TLD];
 	const int s = task[4 * (t0 + get_group_id(0))];
-	__global const long *is = info + (long)s * SI;
-	const int first = is[S_FIRST], ns = is[S_NS], F = is[S_F];
+	SN_FRONT(s);
 	__global const double *Ls = L + is[S_L];
 	__global double *xs = x + (long)rh * n + first;
-	const int lid = get_local_id(0), ls = get_local_size(0);
-	const int nb = min(SBL, ns - jb);
-	for (int k = lid; k < nb; k += ls)
-		xl[k] = xs[jb + k];
-	barrier(CLK_LOCAL_MEM_FENCE);
-	tri_fwd(Ls + (long)jb * F + jb, F, nb, ldlt, T, xl);
-	for (int k = lid; k < nb; k += ls)
-		xs[jb + k] = xl[k];
+	tri_fwd_x(Ls, F, jb, min(SBL, ns - jb), ldlt, T, xl, xs);
 }
 
 // sn_fgemv subtracts block jb's contribution from RCH rows below it: the
@@ -638,8 +651,7 @@ __kernel void sn_fgemv(__global const int *task, int t0, __global const long *in
 	__local double xl[SBL];
 	__local double T[SB * TLD];
 	const int4 t = vload4(t0 + get_group_id(0), task);
-	__global const long *is = info + (long)t.x * SI;
-	const int first = is[S_FIRST], ns = is[S_NS], F = is[S_F];
+	SN_FRONT(t.x);
 	__global const double *Ls = L + is[S_L];
 	__global double *xs = x + (long)rh * n + first;
 	__global double *vs = V + (long)rh * ldv + is[S_V];
@@ -649,25 +661,11 @@ __kernel void sn_fgemv(__global const int *task, int t0, __global const long *in
 		xl[k] = xs[jb + k];
 	barrier(CLK_LOCAL_MEM_FENCE);
 	const int r0 = jb + nb + t.y * RCH;
-	for (int r = r0 + lid; r < min(F, r0 + RCH); r += ls) {
-		double acc = 0.0;
-		for (int k = 0; k < nb; k++)
-			acc = fma(Ls[(long)(jb + k) * F + r], xl[k], acc);
-		if (r < ns)
-			xs[r] -= acc;
-		else
-			vs[r - ns] -= acc;
-	}
+	sub_below(Ls, F, ns, jb, nb, r0, min(F, r0 + RCH), xl, xs, vs);
 	const int jn = jb + SBL; // the next block
 	if (t.y == 0 && jn < ns) {
-		const int nn = min(SBL, ns - jn);
 		barrier(CLK_GLOBAL_MEM_FENCE);
-		for (int k = lid; k < nn; k += ls)
-			xl[k] = xs[jn + k];
-		barrier(CLK_LOCAL_MEM_FENCE);
-		tri_fwd(Ls + (long)jn * F + jn, F, nn, ldlt, T, xl);
-		for (int k = lid; k < nn; k += ls)
-			xs[jn + k] = xl[k];
+		tri_fwd_x(Ls, F, jn, min(SBL, ns - jn), ldlt, T, xl, xs);
 	}
 }
 
@@ -675,8 +673,7 @@ __kernel void sn_fgemv(__global const int *task, int t0, __global const long *in
 __kernel void sn_fdiag(__global const int *task, int t0, __global const long *info, __global const double *L, __global double *x,
 		       int n, int rh) {
 	const int s = task[4 * (t0 + get_group_id(0))];
-	__global const long *is = info + (long)s * SI;
-	const int first = is[S_FIRST], ns = is[S_NS], F = is[S_F];
+	SN_FRONT(s);
 	__global const double *Ls = L + is[S_L];
 	__global double *xs = x + (long)rh * n + first;
 	for (int k = get_local_id(0); k < ns; k += get_local_size(0))
@@ -701,8 +698,7 @@ __kernel void sn_bgemv(__global const int *task, int t0, __global const long *in
 	__local double xl[SBL];
 	__local int last;
 	const int4 t = vload4(t0 + get_group_id(0), task);
-	__global const long *is = info + (long)t.x * SI;
-	const int first = is[S_FIRST], ns = is[S_NS], F = is[S_F];
+	SN_FRONT(t.x);
 	__global const double *Ls = L + is[S_L];
 	__global const int *below = rows + is[S_ROW] + ns;
 	__global const double *xv = x + (long)rh * n;
