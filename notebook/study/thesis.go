@@ -1,6 +1,11 @@
 package study
 
-import "sort"
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"sort"
+)
 
 // The thesis's published numbers, measured on a GeForce GT 630M (2 GB,
 // 2019) and, for Tables 16 and 18, also a GTX 1070: what the study
@@ -12,79 +17,52 @@ import "sort"
 // ThesisDevice names the device of the thesis's tables.
 const ThesisDevice = "GeForce GT 630M (thesis, 2019)"
 
+// thesisTables holds the tables, transcribed to thesis_tables.json as the
+// thesis prints them, a row per order (data, kept apart from the code that
+// plots it). The file is embedded: a malformed one fails every test of the
+// package at its start, never a user.
+//
+//go:embed thesis_tables.json
+var thesisTablesJSON []byte
+
+var thesisTables = func() (t struct {
+	Model1Memory  map[int][]float64 `json:"table10_model1_memory_mb"`
+	Model1Time    map[int][]float64 `json:"table11_model1_time_s"`
+	Model2Memory  map[int][]float64 `json:"table12_model2_memory_mb"`
+	Model2Time    map[int][]float64 `json:"table13_model2_time_s"`
+	Model2Best    map[int][]float64 `json:"table14_model2_best_time_s"`
+	Model2SKSLen  map[int]float64   `json:"table15_model2_skyline_length"`
+	Model2SKSTime map[int][]float64 `json:"tables16_18_model2_sks_time_s"`
+}) {
+	d := json.NewDecoder(bytes.NewReader(thesisTablesJSON))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&t); err != nil {
+		panic("study: thesis_tables.json: " + err.Error())
+	}
+	return t
+}()
+
 // Model 1 (the cantilever), Table 10: memory, MB.
-var ThesisModel1Memory = map[int][]float64{
-	1080:  {9.34, 9.34, 9.34, 9.34, 3.36, 3.36, 0.35, 2.72, 2.72, 2.72},
-	2016:  {32.53, 32.53, 32.53, 32.53, 10.15, 10.15, 0.72, 8.33, 8.33, 8.33},
-	3045:  {74.20, 74.20, 74.20, 74.20, 18.74, 18.74, 1.15, 13.88, 13.88, 13.88},
-	4032:  {130.09, 130.09, 130.09, 130.09, 28.47, 28.47, 1.59, 20.67, 20.67, 20.67},
-	5040:  {203.25, 203.25, 203.25, 203.25, 39.72, 39.72, 2.03, 29.82, 29.82, 29.82},
-	6048:  {292.67, 292.67, 292.67, 292.67, 59.23, 59.23, 2.46, 45.70, 45.70, 45.70},
-	7161:  {410.30, 410.30, 410.30, 410.30, 82.28, 82.28, 2.96, 63.74, 63.74, 63.74},
-	8184:  {535.89, 535.89, 535.89, 535.89, 91.57, 91.57, 3.42, 65.02, 65.02, 65.02},
-	9216:  {679.55, 679.55, 679.55, 679.55, 115.93, 115.93, 3.88, 82.74, 82.74, 82.74},
-	10044: {807.14, 807.14, 807.14, 807.14, 126.58, 126.58, 4.27, 97.26, 97.26, 97.26},
-}
+var ThesisModel1Memory = thesisTables.Model1Memory
 
 // Model 1, Table 11: factorization + solve time, s.
-var ThesisModel1Time = map[int][]float64{
-	1080:  {0.61, 0.39, 0.88, 0.36, 1.90, 1.89, 3.72, 0.30, 0.25, 4.77},
-	2016:  {2.70, 1.53, 1.83, 1.47, 8.51, 8.49, 6.57, 0.71, 0.66, 10.32},
-	3045:  {9.32, 4.33, 4.33, 4.25, 16.94, 17.04, 11.05, 1.15, 1.07, 18.80},
-	4032:  {29.10, 10.32, 10.45, 9.99, 30.29, 29.99, 20.00, 1.72, 1.62, 28.77},
-	5040:  {42.67, 17.48, 17.48, 11.89, 45.87, 45.77, 24.89, 2.53, 2.52, 44.58},
-	6048:  {71.26, 30.18, 30.25, 15.91, 92.85, 93.24, 29.38, 4.46, 4.30, 61.87},
-	7161:  {134.42, 55.91, 56.01, 25.90, 159.43, 160.01, 34.12, 6.41, 6.28, 83.83},
-	8184:  {197.91, 77.18, 78.16, 36.09, 156.71, 157.16, 41.44, 6.34, 6.15, 106.85},
-	9216:  {290.66, 115.33, 115.46, 50.10, 238.10, 238.93, 49.01, 9.18, 8.99, 123.64},
-	10044: {369.93, 146.98, 149.13, 64.05, 307.67, 308.91, 61.15, 10.00, 9.33, 160.84},
-}
+var ThesisModel1Time = thesisTables.Model1Time
 
 // Model 2 (the bridge pier), Table 12: memory, MB.
-var ThesisModel2Memory = map[int][]float64{
-	1572:  {19.78, 19.78, 19.78, 19.78, 1.19, 1.19, 0.33, 1.43, 1.43, 1.43},
-	3534:  {99.94, 99.94, 99.94, 99.94, 3.21, 3.21, 1.01, 3.26, 3.26, 3.26},
-	5409:  {234.10, 234.10, 234.10, 234.10, 7.54, 7.54, 1.81, 7.80, 7.80, 7.80},
-	8331:  {555.31, 555.31, 555.31, 555.31, 13.29, 13.29, 2.51, 12.94, 12.94, 12.94},
-	10449: {873.54, 873.54, 873.54, 873.54, 24.55, 24.55, 3.51, 24.89, 24.89, 24.89},
-	15129: {1831.21, 1831.21, 1831.21, 1831.21, 30.86, 30.86, 5.16, 30.48, 30.48, 30.48},
-	21987: {3867.60, 3867.60, 3867.60, 3867.60, 67.99, 67.99, 7.54, 65.13, 65.13, 65.13},
-	28773: {6623.31, 6623.31, 6623.31, 6623.31, 125.73, 125.73, 10.44, 118.88, 118.88, 118.88},
-	39051: {12200.16, 12200.16, 12200.16, 12200.16, 246.77, 246.77, 14.29, 226.55, 226.55, 226.55},
-	51156: {20935.90, 20935.90, 20935.90, 20935.90, 322.65, 322.65, 19.78, 290.52, 290.52, 290.52},
-}
+var ThesisModel2Memory = thesisTables.Model2Memory
 
 // Model 2, Table 13: time, s, the ten techniques.
-var ThesisModel2Time = map[int][]float64{
-	1572:  {1.47, 0.88, 0.81, 4.13, 0.47, 0.42, 13.68, 0.25, 0.20, 14.45},
-	3534:  {15.74, 6.52, 6.43, 18.11, 1.20, 1.12, 34.75, 0.52, 0.43, 39.98},
-	5409:  {57.01, 21.64, 21.56, 38.77, 3.28, 3.14, 61.69, 1.00, 0.96, 73.68},
-	8331:  {216.29, 78.58, 79.38, 90.77, 5.85, 5.61, 130.11, 1.61, 1.35, 103.33},
-	10449: {300.88, 125.99, 127.66, 139.14, 14.61, 14.44, 281.13, 2.61, 2.27, 175.44},
-}
+var ThesisModel2Time = thesisTables.Model2Time
 
 // Model 2, Table 14: CSC Ch, CSC LDL, SKS Ch, SKS LDL, s.
-var ThesisModel2Best = map[int][]float64{
-	1572: {0.47, 0.42, 0.25, 0.20}, 3534: {1.20, 1.12, 0.52, 0.43}, 5409: {3.28, 3.14, 1.00, 0.96},
-	8331: {5.85, 5.61, 1.61, 1.35}, 10449: {14.61, 14.44, 2.61, 2.27}, 15129: {17.37, 16.90, 3.39, 2.94},
-	21987: {56.19, 55.72, 6.69, 6.06}, 28773: {176.26, 176.27, 12.47, 11.73},
-}
+var ThesisModel2Best = thesisTables.Model2Best
 
 // Model 2, Table 15: the skyline's length (len(elements)).
-var ThesisModel2SKSLen = map[int]float64{1572: 176955, 3534: 402647, 5409: 966955, 8331: 1605480, 10449: 3096149, 15129: 3787050,
-	21987: 8107764, 28773: 14816912, 39051: 28260478, 51156: 36238341, 64836: 59114778, 72570: 89764866,
-	89733: 108759760, 102630: 121760423, 117390: 124626462, 142422: 185245727}
+var ThesisModel2SKSLen = thesisTables.Model2SKSLen
 
 // Model 2, Tables 16 and 18: SKS Ch, SKS LDL on the GT 630M, then on the
 // GTX 1070, s.
-var ThesisModel2SKSTime = map[int][]float64{
-	1572: {0.25, 0.20, 0.06, 0.06}, 3534: {0.52, 0.43, 0.12, 0.12}, 5409: {1.00, 0.96, 0.20, 0.19},
-	8331: {1.61, 1.35, 0.29, 0.28}, 10449: {2.61, 2.27, 0.37, 0.39}, 15129: {3.39, 2.94, 0.52, 0.51},
-	21987: {6.69, 6.06, 0.91, 0.90}, 28773: {12.47, 11.73, 1.50, 1.48}, 39051: {24.28, 23.30, 2.86, 2.88},
-	51156: {29.57, 28.47, 3.41, 3.40}, 64836: {52.98, 50.48, 5.95, 6.02}, 72570: {94.96, 93.66, 10.92, 11.11},
-	89733: {121.05, 119.09, 12.34, 12.58}, 102630: {132.26, 129.67, 13.34, 13.57},
-	117390: {135.51, 132.64, 13.85, 14.23}, 142422: {225.44, 223.96, 23.11, 23.86},
-}
+var ThesisModel2SKSTime = thesisTables.Model2SKSTime
 
 // ThesisColumn returns column j of a thesis table at the orders it has,
 // sorted: the (x, y) of a dashed reference series.
