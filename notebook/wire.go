@@ -87,24 +87,20 @@ func (s signer) decode(frames [][]byte) (*message, error) {
 
 // encode builds the frames of a message to send.
 func (s signer) encode(identities [][]byte, h header, parent json.RawMessage, metadata, content any) ([][]byte, error) {
-	hdr, err := json.Marshal(h)
-	if err != nil {
-		return nil, err
-	}
 	if len(parent) == 0 {
 		parent = json.RawMessage("{}")
 	}
 	if metadata == nil {
 		metadata = map[string]any{}
 	}
-	meta, err := json.Marshal(metadata)
-	if err != nil {
-		return nil, err
+	var parts [3][]byte // header, metadata, content
+	for i, v := range []any{h, metadata, content} {
+		var err error
+		if parts[i], err = json.Marshal(v); err != nil {
+			return nil, err
+		}
 	}
-	body, err := json.Marshal(content)
-	if err != nil {
-		return nil, err
-	}
+	hdr, meta, body := parts[0], parts[1], parts[2]
 	frames := append([][]byte{}, identities...)
 	frames = append(frames, delimiter, s.sign(hdr, parent, meta, body), hdr, parent, meta, body)
 	return frames, nil
