@@ -197,17 +197,18 @@ func (c *conversion) copyOut(src, dst *kernels.Buffer, n int, size int64) {
 	}
 }
 
-// newOut allocates a result array; it is not a temporary.
+// newOut allocates a result array; it is not a temporary. After an error it
+// returns an empty array, which the steps that follow (doing nothing then)
+// may name, and which converted releases with the rest of the result.
 func (c *conversion) newOut(t DType, n int) *Array {
-	if c.err != nil {
-		return nil
-	}
-	a, err := newArray(c.dev, t, n, 1, true)
-	if err != nil {
+	if c.err == nil {
+		a, err := newArray(c.dev, t, n, 1, true)
+		if err == nil {
+			return a
+		}
 		c.err = fmt.Errorf("afarray: COO conversion: %w", err)
-		return nil
 	}
-	return a
+	return &Array{}
 }
 
 // readStatus waits for the device, reads the status block and turns its
@@ -361,10 +362,6 @@ func (m *COO) ToCSC() (*CSC, error) {
 	}
 	le, nu := int(st[stSize]), int(st[stDistinct])
 	out := &CSC{N: n, DiagPos: c.newOut(Int32, n), Elements: c.newOut(Float64, le), RowIdx: c.newOut(Int32, le-n)}
-	if c.err != nil {
-		out.Release()
-		return nil, c.err
-	}
 	c.copyOut(colPtr, out.DiagPos.buf, n, 4)
 	c.launch("csc_fill", nu, int32(nu), int32(n), g.start, g.hpos, g.useg, g.ukey, g.uval, colPtr, out.Elements.buf, out.RowIdx.buf)
 	c.launch("csc_zero_diag", n, int32(n), g.start, g.hpos, g.ukey, colPtr, out.Elements.buf)
@@ -402,10 +399,6 @@ func (m *COO) ToSKS() (*SKS, error) {
 	}
 	nu := int(st[stDistinct])
 	out := &SKS{N: n, Index: c.newOut(Int32, n), Elements: c.newOut(Float64, int(total))}
-	if c.err != nil {
-		out.Release()
-		return nil, c.err
-	}
 	c.launch("to_int32", n, int32(n), index64, out.Index.buf)
 	c.zero(out.Elements.buf, int(total), 8)
 	c.launch("sks_fill", nu, int32(nu), int32(n), g.useg, g.ukey, g.uval, out.Index.buf, out.Elements.buf)
@@ -448,10 +441,6 @@ func (m *COO) ToCSR() (*CSR, error) {
 	}
 	defer c.free()
 	out := &CSR{Rows: m.Rows, Cols: m.Cols, RowPtr: c.newOut(Int32, m.Rows+1), ColIdx: c.newOut(Int32, nu), Values: c.newOut(Float64, nu)}
-	if c.err != nil {
-		out.Release()
-		return nil, c.err
-	}
 	c.launch("csr_rowptr", m.Rows+1, int32(m.Rows), g.start, g.hpos, out.RowPtr.buf)
 	c.copyOut(g.ukey, out.ColIdx.buf, nu, 4)
 	c.copyOut(g.uval, out.Values.buf, nu, 8)
