@@ -175,11 +175,14 @@ func (c *conversion) launch(name string, n int, args ...any) {
 	c.err = k.Launch([]int{kernels.RoundUp(n, local)}, []int{local}, args...)
 }
 
-// scan enqueues an exclusive scan of n elements of in into out (n+1).
-func (c *conversion) scan(op scanOp, n int, in, out *kernels.Buffer) {
+// scan returns a new temporary of n+1 elements holding the exclusive scan
+// of the n elements of in (the total last).
+func (c *conversion) scan(op scanOp, n int, in *kernels.Buffer) *kernels.Buffer {
+	out := c.alloc(n+1, op.elemSize())
 	if c.err == nil {
 		c.err = scan(c.prog, op, n, in, out)
 	}
+	return out
 }
 
 // note copies element i (of size bytes) of src into the status block at
@@ -283,8 +286,7 @@ func (c *conversion) compact(mode, nseg int) *compacted {
 	count := c.zeros(nseg)
 	c.launch("map_count", items, int32(items), int32(mode), int32(sym), int32(m.Rows), int32(m.Cols),
 		m.I.buf, m.J.buf, m.V.buf, segOf, keyOf, count, c.status)
-	g.start = c.alloc(nseg+1, 4)
-	c.scan(scanAddInt32, nseg, count, g.start)
+	g.start = c.scan(scanAddInt32, nseg, count)
 	c.zero(count, nseg, 4) // reused as the slot counters
 	item, key := c.alloc(items, 4), c.alloc(items, 4)
 	c.launch("bucket", items, int32(items), segOf, keyOf, g.start, count, item, key)
@@ -295,8 +297,7 @@ func (c *conversion) compact(mode, nseg int) *compacted {
 	// fresh memory.
 	head := item
 	c.launch("heads", items, int32(items), int32(nseg), segOf, g.start, sortedItem, sortedKey, head)
-	g.hpos = c.alloc(items+1, 4)
-	c.scan(scanAddInt32, items, head, g.hpos)
+	g.hpos = c.scan(scanAddInt32, items, head)
 	g.useg, g.ukey, g.uval = key, keyOf, c.alloc(items, 8)
 	c.launch("sum_runs", items, int32(nseg), int32(mode), g.start, head, g.hpos, segOf, sortedItem, sortedKey,
 		m.V.buf, g.useg, g.ukey, g.uval)
@@ -353,8 +354,7 @@ func (m *COO) ToCSC() (*CSC, error) {
 	}
 	defer c.free()
 	n := m.Rows
-	colPtr := c.alloc(n+1, 4)
-	c.scan(scanAddInt32, n, cscCount, colPtr)
+	colPtr := c.scan(scanAddInt32, n, cscCount)
 	c.note(colPtr, n, 4, stSize)
 	st, err := c.readStatus()
 	if err != nil {
@@ -381,12 +381,10 @@ func (m *COO) ToSKS() (*SKS, error) {
 	}
 	defer c.free()
 	n := m.Rows
-	lastMax := c.alloc(n+1, 4)
-	c.scan(scanMaxInt32, n, lastRow, lastMax)
+	lastMax := c.scan(scanMaxInt32, n, lastRow)
 	height := c.alloc(n, 8)
 	c.launch("sks_heights", n, int32(n), lastMax, height)
-	index64 := c.alloc(n+1, 8)
-	c.scan(scanAddInt64, n, height, index64)
+	index64 := c.scan(scanAddInt64, n, height)
 	c.note(index64, n, 8, stSize64)
 	st, err := c.readStatus()
 	if err != nil {
