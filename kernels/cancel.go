@@ -11,7 +11,7 @@ import (
 // ErrCanceled is returned by Launch on a device whose work was canceled
 // (Device.Cancel, CancelAll), until Resume. It is of the kind
 // errs.ErrCanceled.
-var ErrCanceled = errs.New("kernels", errs.ErrCanceled, "")
+var ErrCanceled = pkgErrs.Of(errs.ErrCanceled)
 
 // Cancel stops the device's work as soon as possible: every later Launch
 // fails with ErrCanceled, so that a solver issuing thousands of launches

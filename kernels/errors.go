@@ -7,6 +7,10 @@ import (
 	"github.com/oclsolve/oclsolve/kernels/errs"
 )
 
+// pkgErrs makes the sentinels of package kernels: each message begins
+// "kernels: ".
+const pkgErrs = errs.Package("kernels")
+
 // Sentinel errors. Every error returned by this package matches one of them
 // with errors.Is. Those of a shared kind (package errs) also match the other
 // packages' sentinels of that kind.
@@ -14,16 +18,16 @@ var (
 	// ErrNoDevice reports that no OpenCL device matched the request.
 	ErrNoDevice = errors.New("kernels: no matching OpenCL device")
 	// ErrOutOfMemory reports an allocation beyond what the device can hold.
-	ErrOutOfMemory = errs.New("kernels", errs.ErrOutOfMemory, "device out of memory")
+	ErrOutOfMemory = pkgErrs.New(errs.ErrOutOfMemory, "device out of memory")
 	// ErrBuild reports that an OpenCL program failed to compile.
 	ErrBuild = errors.New("kernels: program build failed")
 	// ErrOpenCL reports any other failing OpenCL call.
 	ErrOpenCL = errors.New("kernels: OpenCL call failed")
 	// ErrReleased reports use of a buffer after Release.
-	ErrReleased = errs.New("kernels", errs.ErrReleased, "buffer already released")
+	ErrReleased = pkgErrs.New(errs.ErrReleased, "buffer already released")
 	// ErrUnsupported reports a device that lacks what a program needs
 	// (double precision, 64-bit atomics).
-	ErrUnsupported = errs.New("kernels", errs.ErrUnsupported, "device lacks a required feature")
+	ErrUnsupported = pkgErrs.New(errs.ErrUnsupported, "device lacks a required feature")
 	// ErrLaunch reports a launch with an invalid geometry or arguments.
 	ErrLaunch = errors.New("kernels: invalid kernel launch")
 )

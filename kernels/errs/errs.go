@@ -85,7 +85,8 @@ func (p Package) Of(kind error) error { return New(string(p), kind, "") }
 // New returns the package's sentinel of kind with a message of its own.
 func (p Package) New(kind error, msg string) error { return New(string(p), kind, msg) }
 
-// New returns package pkg's sentinel of the given kind. Its message is
+// New returns package pkg's sentinel of the given kind (what Package's
+// methods make). Its message is
 // "pkg: msg" (msg defaults to the kind's own message); it matches kind and
 // every other sentinel New made for the same kind.
 func New(pkg string, kind error, msg string) error {
