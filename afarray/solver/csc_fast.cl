@@ -16,8 +16,6 @@
 // launches per column with linear slot searches; the map from A's entries to
 // L's slots (csc_fill) is computed once on the host in the symbolic phase.
 #define B BLOCK_B // see sparse_block.cl; ldlt, an argument of every kernel, selects LDLT at run time
-#define TT 32
-#define TY 8
 
 // csc_fill scatters A's entries into the zeroed L through the host's map.
 __kernel void csc_fill(__global const double *elmA, __global const int *amap, int nnzA, __global double *elmL) {
@@ -44,49 +42,23 @@ void csc_load_diag(__global const double *elmL, __global const int *colL, int s0
 // number a.
 #define csc_at(start, ns, t, a) ((start)[t] + (ns) - (t) + (a))
 
-// csc_panel: see the file comment. Group 0 stores the factored block, to
-// elmL when it is the only group, else to the scratch dout, which the
-// following csc_update copies into place (other groups may still be loading
-// the block).
+// csc_panel: see the file comment. Group 0 stores the factored block
+// (block_store); item a solves row a of R (below-block row number a, at
+// csc_at(start, ns, j, a) in column j).
 __kernel void csc_panel(__global double *elmL, __global const int *colL, int s0, int ns, int m, __global double *dout,
                         __global int *st, int ldlt) {
 	__local double D[B][B + 1];
 	__local int start[B];
 	if (sparse_failed(st))
 		return;
-	const int lid = get_local_id(0), ls = get_local_size(0);
 	csc_load_diag(elmL, colL, s0, ns, D, start);
 	if (block_factor(D, ns, s0, ldlt, st))
 		return;
-	if (get_group_id(0) == 0) {
-		const int direct = get_num_groups(0) == 1;
-		for (int t = lid; t < B * B; t += ls) {
-			const int i = t % B, j = t / B;
-			if (j < ns && i < ns && i >= j) {
-				if (direct)
-					elmL[start[j] + i - j] = D[i][j];
-				else
-					dout[t] = D[i][j];
-			}
-		}
-	}
+	block_store(D, ns, elmL, start, dout, 0, start, 0);
 	const int a = get_global_id(0);
 	if (a >= m)
 		return;
-	double x[B];
-#pragma unroll
-	for (int j = 0; j < B; j++) {
-		x[j] = 0.0;
-		if (j < ns) {
-			const int at = csc_at(start, ns, j, a);
-			double s = elmL[at];
-#pragma unroll
-			for (int k = 0; k < j; k++)
-				s -= x[k] * D[j][k];
-			x[j] = ldlt ? s : s / D[j][j];
-			elmL[at] = ldlt ? s / D[j][j] : x[j];
-		}
-	}
+	block_panel_row(D, ns, elmL, start, ns + a, 0, start, a, ldlt);
 }
 
 // csc_slot_of returns the position of row r in column c of L by binary
@@ -141,12 +113,7 @@ __kernel void csc_update(__global double *elmL, __global const int *colL, __glob
 	double acc[TT / TY];
 	for (int q = 0; q < TT / TY; q++)
 		acc[q] = 0.0;
-	for (int j = 0; j < ns; j++) {
-		const double v = Pi[tx][j];
-#pragma unroll
-		for (int q = 0; q < TT / TY; q++)
-			acc[q] += v * Pc[ty + TY * q][j];
-	}
+	tile_madd(&Pi[0][0], &Pc[0][0], B + 1, ns, tx, ty, acc);
 	const int a = a0 + tx;
 	if (a >= m)
 		return;

@@ -24,8 +24,6 @@
 // block).
 #define B BLOCK_B // see sparse_block.cl
 #define KC (B < 32 ? B : 32) // block columns per local-memory chunk of sks_syrk
-#define TT 32                // sks_syrk output tile: TT rows x TT columns
-#define TY 8                 // sks_syrk local size TT x TY, TT/TY columns per item
 
 // sks_load_diag loads the B x B diagonal block of columns k0.. into D (zeros
 // where the profile stores nothing) and the columns' last rows and starts.
@@ -49,51 +47,22 @@ void sks_load_diag(__global const double *elm, __global const int *idx, int nnz,
 
 // sks_panel factors the diagonal block of columns k0..k0+bs-1 and overwrites
 // the panel rows k0+bs..R with L. Every group factors the block in local
-// memory; group 0 stores it, to elm when it is the only group, else to the
-// scratch dout (other groups may still be loading the block from elm), which
-// the following sks_syrk copies into place.
+// memory; group 0 stores it (block_store), and item i - k1 solves panel
+// row i (block_panel_row).
 __kernel void sks_panel(__global double *elm, __global const int *idx, int nnz, int n, int k0, int bs, int R,
                         __global double *dout, __global int *st, int ldlt) {
 	__local double D[B][B + 1];
 	__local int last[B], start[B];
 	if (sparse_failed(st))
 		return;
-	const int lid = get_local_id(0), ls = get_local_size(0);
 	sks_load_diag(elm, idx, nnz, n, k0, bs, D, last, start);
 	if (block_factor(D, bs, k0, ldlt, st))
 		return;
-	if (get_group_id(0) == 0) {
-		const int direct = get_num_groups(0) == 1;
-		for (int t = lid; t < B * B; t += ls) {
-			const int i = t % B, j = t / B;
-			if (j < bs && i < bs && i >= j && k0 + i <= last[j]) {
-				if (direct)
-					elm[start[j] + i - j] = D[i][j];
-				else
-					dout[t] = D[i][j];
-			}
-		}
-	}
-	// Panel rows: row i solves x L_Dᵀ = P[i, :] (LDLT: then divides by D).
+	block_store(D, bs, elm, start, dout, 1, last, k0);
 	const int k1 = k0 + bs, i = k1 + get_global_id(0);
 	if (i > R)
 		return;
-	double x[B];
-#pragma unroll
-	for (int j = 0; j < B; j++) {
-		x[j] = 0.0;
-		if (j < bs) {
-			const int stored = i <= last[j];
-			const int at = start[j] + i - k0 - j;
-			double s = stored ? elm[at] : 0.0;
-#pragma unroll
-			for (int k = 0; k < j; k++)
-				s -= x[k] * D[j][k];
-			x[j] = ldlt ? s : s / D[j][j];
-			if (stored)
-				elm[at] = ldlt ? s / D[j][j] : x[j];
-		}
-	}
+	block_panel_row(D, bs, elm, start, i - k0, 1, last, i, ldlt);
 }
 
 // sks_syrk applies the trailing update of block k0..k0+bs-1 to the lower
@@ -136,12 +105,7 @@ __kernel void sks_syrk(__global double *elm, __global const int *idx, int nnz, i
 			Pc[row][jj] = vc;
 		}
 		barrier(CLK_LOCAL_MEM_FENCE);
-		for (int jj = 0; jj < KC; jj++) {
-			const double a = Pi[tx][jj];
-#pragma unroll
-			for (int q = 0; q < TT / TY; q++)
-				acc[q] += a * Pc[ty + TY * q][jj];
-		}
+		tile_madd(&Pi[0][0], &Pc[0][0], KC + 1, KC, tx, ty, acc);
 	}
 	const int i = r0 + tx;
 	if (i > R)

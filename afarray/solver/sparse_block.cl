@@ -6,6 +6,8 @@
 #ifndef BLOCK_B
 #define BLOCK_B 32
 #endif
+#define TT 32 // the update tile of csc_update and sks_syrk: TT rows x TT columns
+#define TY 8  // their local size TT x TY, TT/TY columns per item
 
 // tri_tile maps group g to the tile (ti, tc), tc <= ti, of a lower
 // triangle of tiles numbered row by row: g = ti(ti+1)/2 + tc. The square
@@ -114,6 +116,65 @@ inline void block_backward_store(__local double (*D)[BLOCK_B + 1], int ns, __loc
 	block_backward(D, ns, r, ldlt);
 	for (int j = lid; j < ns; j += ls)
 		xb[j] = r[j];
+}
+
+// block_store is the store of csc_panel and sks_panel after block_factor:
+// group 0 writes the factored block to the factor (elm, column j from
+// start[j]) when it is the only group, else to the scratch dout, which the
+// following update launch copies into place (other groups may still be
+// loading the block from elm). With skyline set, rows beyond last[j] are
+// not stored (as in block_update_start).
+inline void block_store(__local double (*D)[BLOCK_B + 1], int ns, __global double *elm, __local const int *start,
+                        __global double *dout, int skyline, __local const int *last, int k0) {
+	const int lid = get_local_id(0), ls = get_local_size(0);
+	if (get_group_id(0) != 0)
+		return;
+	const int direct = get_num_groups(0) == 1;
+	for (int t = lid; t < BLOCK_B * BLOCK_B; t += ls) {
+		const int i = t % BLOCK_B, j = t / BLOCK_B;
+		if (j < ns && i < ns && i >= j && (!skyline || k0 + i <= last[j])) {
+			if (direct)
+				elm[start[j] + i - j] = D[i][j];
+			else
+				dout[t] = D[i][j];
+		}
+	}
+}
+
+// block_panel_row solves x L_Dᵀ = P[row, :] for one panel row below the
+// factored block in D and overwrites it with L (LDLT: x then divided by D).
+// The row's entry in column j sits at start[j] - j + off; with skyline set
+// it is stored only where row <= last[j] (an implicit zero otherwise).
+inline void block_panel_row(__local double (*D)[BLOCK_B + 1], int ns, __global double *elm, __local const int *start, int off,
+                            int skyline, __local const int *last, int row, int ldlt) {
+	double x[BLOCK_B];
+#pragma unroll
+	for (int j = 0; j < BLOCK_B; j++) {
+		x[j] = 0.0;
+		if (j < ns) {
+			const int stored = !skyline || row <= last[j];
+			const int at = start[j] - j + off;
+			double s = stored ? elm[at] : 0.0;
+#pragma unroll
+			for (int k = 0; k < j; k++)
+				s -= x[k] * D[j][k];
+			x[j] = ldlt ? s : s / D[j][j];
+			if (stored)
+				elm[at] = ldlt ? s / D[j][j] : x[j];
+		}
+	}
+}
+
+// tile_madd adds to item (tx, ty)'s sums of an update tile the products of
+// columns 0..n-1 of the two staged panels: acc[q] += Pi[tx][j] Pc[ty+TY q][j]
+// (panels of TT rows, leading dimension ld).
+inline void tile_madd(__local const double *Pi, __local const double *Pc, int ld, int n, int tx, int ty, double *acc) {
+	for (int j = 0; j < n; j++) {
+		const double v = Pi[tx * ld + j];
+#pragma unroll
+		for (int q = 0; q < TT / TY; q++)
+			acc[q] += v * Pc[(ty + TY * q) * ld + j];
+	}
 }
 
 // block_update_start begins csc_update and sks_syrk: it reads the block's
