@@ -140,3 +140,28 @@ __kernel void mcg1_spmv(int m, __global const int *rowptr, __global const int *c
 	group_parts(wu, out + G, sl);
 	group_parts(rr, out + 2 * G, sl);
 }
+
+// mcg1_sell is mcg1_spmv on the block in sliced ELLPACK (slices of c rows,
+// as in sell.cl): an item per row, coalesced loads, no reduction within a
+// row.
+__kernel void mcg1_sell(int m, int c, __global const int *ptr, __global const int *col, __global const double *val,
+                        __global const double *u, __global const double *r, __global double *w,
+                        __global const int *sendPos, __global double *out, __local double *sl) {
+	int G = get_num_groups(0);
+	double ru = 0, wu = 0, rr = 0;
+	for (int i = get_global_id(0); i < m; i += get_global_size(0)) {
+		int s = i / c, end = ptr[s + 1];
+		double wi = 0;
+		for (int e = ptr[s] + i % c; e < end; e += c) wi += val[e] * u[col[e]];
+		double ui = u[i], ri = r[i];
+		w[i] = wi;
+		ru += ri * ui;
+		wu += wi * ui;
+		rr += ri * ri;
+		int sp = sendPos[i];
+		if (sp >= 0) out[3 * G + sp] = wi;
+	}
+	group_parts(ru, out, sl);
+	group_parts(wu, out + G, sl);
+	group_parts(rr, out + 2 * G, sl);
+}

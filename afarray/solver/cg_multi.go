@@ -1,10 +1,13 @@
 package solver
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/oclsolve/oclsolve/afarray/sparse"
@@ -12,7 +15,7 @@ import (
 )
 
 var cgMultiProgram = &kernels.ProgramSet{NeedFP64: true, Options: statusOptions,
-	Sources: clSources("dense_common.cl", "cg_common.cl", "cg_multi.cl")}
+	Sources: clSources("dense_common.cl", "cg_common.cl", "cg_multi.cl", "cg_multi_pipe.cl")}
 
 // CG on several devices: Options.Devices with more than one device runs the
 // entries registered here instead of their one-device driver.
@@ -209,11 +212,19 @@ type mcgPart struct {
 	kInit, kGather, kStep, kUpd        *kernels.Kernel
 	// The one-sync iteration's (mcgIterate1): s and w on own rows and
 	// halo, each own row's position in the send list (-1 if none).
-	s, w, sendPos         *kernels.Buffer
-	kInit1, kUpd1, kSpmv1 *kernels.Kernel
-	local, groups, team   int
-	outHost, haloHost     []float64
-	basePeak              int64
+	s, w, sendPos                 *kernels.Buffer
+	kInit1, kUpd1, kSpmv1, kSell1 *kernels.Kernel
+	local, groups, team           int
+	outHost, haloHost             []float64
+	basePeak                      int64
+	pipe                          *pcgState // the pipelined iteration's (cg_multi_pipe.go)
+	// The block in sliced ELLPACK (the pipelined iteration's product, and
+	// the one-sync one's with mcgSELL).
+	sptr, scol, sval *kernels.Buffer
+	// xch holds, at [0, 3G+S), the partials and send values read after
+	// each product (G groups, S send values), at [3G+S, +halo) the halo
+	// values written back (kernels.Exchange), where the iteration uses it.
+	xch *kernels.Exchange
 }
 
 func (p *mcgPart) alloc(bytes int) (*kernels.Buffer, error) {
@@ -225,6 +236,8 @@ func (p *mcgPart) alloc(bytes int) (*kernels.Buffer, error) {
 }
 
 func (p *mcgPart) release() {
+	p.xch.Release()
+	p.xch, p.pipe = nil, nil
 	for _, b := range p.bufs {
 		b.Release()
 	}
@@ -345,17 +358,31 @@ func CGMulti(a *sparse.COO, b []float64, devs []*kernels.Device, opts CGOptions)
 	for _, p := range parts {
 		p.basePeak = p.dev.MemoryStats().Live
 		p.dev.ResetPeak()
-		if err := p.upload(csr, bs, dinv); err != nil {
+		if err := p.upload(csr, bs, dinv, mcgDefault); err != nil {
 			return nil, nil, nil, err
 		}
 	}
 	stats := &MultiStats{SetupTime: time.Since(start)}
 	t := time.Now()
-	iterate := mcgIterate1
-	if mcgTwoSync {
-		iterate = mcgIterate
-	}
+	form := mcgDefault
+	iterate := form.iterate()
 	x, res, err := iterate(parts, n, tol, maxIter, opts.Jacobi)
+	if form == mcgPipelined && (errors.Is(err, ErrNotPositiveDefinite) || errors.Is(err, ErrNonFinite)) {
+		// The pipelined recurrences can break down where CG does not
+		// (p'Ap <= 0 from the drift of w, z and s on an ill-conditioned
+		// system): start again with Chronopoulos and Gear's form, which
+		// reports the breakdown itself if the matrix is to blame.
+		mcgFallbacks.Add(1)
+		form = mcgOneSync
+		iterate = form.iterate()
+		for _, p := range parts {
+			p.release()
+			if err := p.upload(csr, bs, dinv, form); err != nil {
+				return nil, nil, nil, err
+			}
+		}
+		x, res, err = iterate(parts, n, tol, maxIter, opts.Jacobi)
+	}
 	if err == nil {
 		err = mcgRefine(parts, csr, bs, x, res, tol, maxIter, opts.Jacobi, iterate)
 	}
@@ -426,7 +453,7 @@ func slices32(s []int32) { sort.Slice(s, func(i, j int) bool { return s[i] < s[j
 
 // upload builds the block's local CSR (own columns first, then the halo)
 // and allocates its vectors.
-func (p *mcgPart) upload(csr *sparse.CSR, b, dinv []float64) error {
+func (p *mcgPart) upload(csr *sparse.CSR, b, dinv []float64, form mcgForm) error {
 	lo, hi := p.lo, p.lo+p.m
 	base := csr.RowPtr[lo]
 	rowptr := make([]int32, p.m+1)
@@ -452,13 +479,13 @@ func (p *mcgPart) upload(csr *sparse.CSR, b, dinv []float64) error {
 		k    **kernels.Kernel
 		name string
 	}{{&p.kInit, "mcg_init"}, {&p.kGather, "mcg_gather"}, {&p.kStep, "mcg_step"}, {&p.kUpd, "mcg_update"},
-		{&p.kInit1, "mcg1_init"}, {&p.kUpd1, "mcg1_update"}, {&p.kSpmv1, "mcg1_spmv"}} {
+		{&p.kInit1, "mcg1_init"}, {&p.kUpd1, "mcg1_update"}, {&p.kSpmv1, "mcg1_spmv"}, {&p.kSell1, "mcg1_sell"}} {
 		if *kp.k, err = prog.Kernel(kp.name); err != nil {
 			return err
 		}
 	}
 	p.local = pow2Below(min(cgLocal, p.kInit.MaxWorkGroupSize(), p.kStep.MaxWorkGroupSize(), p.kUpd.MaxWorkGroupSize(),
-		p.kUpd1.MaxWorkGroupSize(), p.kSpmv1.MaxWorkGroupSize()))
+		p.kUpd1.MaxWorkGroupSize(), p.kSpmv1.MaxWorkGroupSize(), p.kSell1.MaxWorkGroupSize()))
 	p.team = 1
 	if !strings.Contains(dev.Info().Type, "CPU") && p.m > 0 {
 		// A team of lanes per row reads the row's entries coalesced on a
@@ -488,12 +515,49 @@ func (p *mcgPart) upload(csr *sparse.CSR, b, dinv []float64) error {
 		sendPos[i] = int32(k)
 	}
 	steps := []error{
-		up(&p.rowptr, rowptr, p.m+1, 4),
-		up(&p.col, cols, p.nnz, 4),
-		up(&p.val, csr.Values[base:csr.RowPtr[hi]], p.nnz, 8),
 		up(&p.b, bExt, ext, 8),
-		up(&p.sendIdx, p.send, len(p.send), 4),
 		up(&p.sendPos, sendPos, p.m, 4),
+	}
+	for _, e := range steps {
+		if e != nil {
+			return e
+		}
+	}
+	p.dinv = p.b // not read without jacobi
+	if dinv != nil {
+		dExt := append(make([]float64, 0, ext), dinv[lo:hi]...)
+		for _, j := range p.halo {
+			dExt = append(dExt, dinv[j])
+		}
+		if err := up(&p.dinv, dExt, ext, 8); err != nil {
+			return err
+		}
+	}
+	if form == mcgPipelined {
+		return p.uploadPipe(up, rowptr, cols, csr.Values[base:csr.RowPtr[hi]])
+	}
+	if form == mcgOneSync && mcgSELL {
+		rows := make([]int32, p.m)
+		for i := range rows {
+			rows[i] = int32(i)
+		}
+		if err := p.uploadSELL(up, rowptr, cols, csr.Values[base:csr.RowPtr[hi]], rows); err != nil {
+			return err
+		}
+	} else {
+		steps = []error{
+			up(&p.rowptr, rowptr, p.m+1, 4),
+			up(&p.col, cols, p.nnz, 4),
+			up(&p.val, csr.Values[base:csr.RowPtr[hi]], p.nnz, 8),
+		}
+		for _, e := range steps {
+			if e != nil {
+				return e
+			}
+		}
+	}
+	steps = []error{
+		up(&p.sendIdx, p.send, len(p.send), 4),
 		up(&p.x, nil, p.m, 8),
 		up(&p.r, nil, ext, 8),
 		up(&p.q, nil, p.m, 8),
@@ -508,23 +572,22 @@ func (p *mcgPart) upload(csr *sparse.CSR, b, dinv []float64) error {
 			return e
 		}
 	}
-	p.z, p.dinv = p.r, p.r
+	p.z = p.r
 	if dinv != nil {
 		if err := up(&p.z, nil, ext, 8); err != nil {
 			return err
 		}
-		dExt := append(make([]float64, 0, ext), dinv[lo:hi]...)
-		for _, j := range p.halo {
-			dExt = append(dExt, dinv[j])
-		}
-		if err := up(&p.dinv, dExt, ext, 8); err != nil {
-			return err
-		}
+	} else {
+		p.dinv = p.r
 	}
 	for _, buf := range []*kernels.Buffer{p.p[0], p.p[1], p.r, p.z, p.s, p.w} {
 		if err := buf.Fill(zero, 0, int64(8*ext)); err != nil {
 			return err
 		}
+	}
+	if form == mcgOneSync && mcgExchange {
+		p.xch, err = p.dev.NewExchange(3*p.groups+len(p.send)+len(p.halo), false)
+		return err
 	}
 	p.outHost = make([]float64, 3*p.groups+len(p.send))
 	p.haloHost = make([]float64, len(p.halo))
@@ -558,16 +621,7 @@ func mcgRefine(parts []*mcgPart, csr *sparse.CSR, b, x []float64, res *CGResult,
 	r := make([]float64, n)
 	prev := math.Inf(1)
 	for {
-		nr := 0.0
-		for i := 0; i < n; i++ {
-			s := b[i]
-			for k := csr.RowPtr[i]; k < csr.RowPtr[i+1]; k++ {
-				s -= csr.Values[k] * x[csr.ColIdx[k]]
-			}
-			r[i] = s
-			nr += s * s
-		}
-		rel := math.Sqrt(nr) / nb
+		rel := math.Sqrt(residualTo(r, csr, b, x)) / nb
 		left := maxIter - res.Iterations
 		if rel <= cgTrueFactor*tol {
 			return nil
@@ -600,6 +654,54 @@ func mcgRefine(parts []*mcgPart, csr *sparse.CSR, b, x []float64, res *CGResult,
 		}
 	}
 }
+
+// residualTo sets r = b - A x and returns ||r||², the rows in fixed
+// chunks on every core (a system of a million rows takes 0.1 s on one),
+// the chunks' sums added in order, so the result does not depend on the
+// number of cores.
+func residualTo(r []float64, csr *sparse.CSR, b, x []float64) float64 {
+	const chunks = 64
+	n := len(b)
+	sums := make([]float64, chunks)
+	var wg sync.WaitGroup
+	next := make(chan int, chunks)
+	for c := 0; c < chunks; c++ {
+		next <- c
+	}
+	close(next)
+	for w := 0; w < min(runtime.GOMAXPROCS(0), chunks); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c := range next {
+				nr := 0.0
+				for i := n * c / chunks; i < n*(c+1)/chunks; i++ {
+					s := b[i]
+					for k := csr.RowPtr[i]; k < csr.RowPtr[i+1]; k++ {
+						s -= csr.Values[k] * x[csr.ColIdx[k]]
+					}
+					r[i] = s
+					nr += s * s
+				}
+				sums[c] = nr
+			}
+		}()
+	}
+	wg.Wait()
+	nr := 0.0
+	for _, v := range sums {
+		nr += v
+	}
+	return nr
+}
+
+// mcgSELL makes the one-sync iteration's product read the block in sliced
+// ELLPACK (mcg1_sell) rather than CSR with a team of lanes per row
+// (mcg1_spmv); mcgExchange makes it exchange through kernels.Exchange,
+// every device's reads enqueued from one goroutine without waiting,
+// rather than with a goroutine per device and blocking reads
+// (BenchmarkCGMultiModel2 compares).
+var mcgSELL, mcgExchange = true, true
 
 // mcgSerial makes mcgIterate visit the devices one after the other in each
 // phase (BenchmarkCGMultiModel2 compares).
@@ -777,6 +879,13 @@ func (t *mcgTrack) step(rr float64) (converged bool) {
 	return rr <= t.tol*t.tol*t.rr0
 }
 
+// restate replaces the last iteration's ||r||² by that of the true
+// residual and says whether it converged.
+func (t *mcgTrack) restate(rr float64) (converged bool) {
+	t.hist = t.hist[:len(t.hist)-1]
+	return t.step(rr)
+}
+
 // finish reads x from the parts and returns it with the result of it
 // iterations.
 func (t *mcgTrack) finish(n, it int, converged bool) ([]float64, *CGResult, error) {
@@ -796,11 +905,6 @@ func (t *mcgTrack) finish(n, it int, converged bool) ([]float64, *CGResult, erro
 	}
 	return x, res, nil
 }
-
-// mcgTwoSync makes CGMulti run the textbook iteration (mcgIterate: two
-// host reads per iteration) instead of the one-sync one
-// (BenchmarkCGMultiModel2 compares).
-var mcgTwoSync bool
 
 // mcgOnAll runs f on every part, concurrently (one goroutine each) unless
 // there is one part or mcgSerial asks for one after the other, and returns
@@ -832,27 +936,63 @@ func mcgIterate1(parts []*mcgPart, n int, tol float64, maxIter int, jacobi bool)
 	jac := boolArg(jacobi)
 	track := newMCGTrack(parts, tol, maxIter)
 	lm := func(p *mcgPart) kernels.Local { return kernels.Local(8 * p.local) }
+	// With exchanges (mcgExchange) every phase is enqueued on every device
+	// from this goroutine, reads included, before the host waits for the
+	// reads; otherwise each device has a goroutine that ends with a
+	// blocking read.
+	xch := parts[0].xch != nil
+	phase := func(f func(p *mcgPart) error) error {
+		if !xch {
+			return mcgOnAll(parts, f)
+		}
+		for _, p := range parts {
+			if err := f(p); err != nil {
+				return err
+			}
+		}
+		return mcgWait(parts)
+	}
+	outOf := func(p *mcgPart) []float64 {
+		if xch {
+			return p.xch.Host()
+		}
+		return p.outHost
+	}
 	// product launches w = A u and reads the partials with w's send values.
 	product := func(p *mcgPart) error {
-		if err := p.kSpmv1.Launch([]int{p.groups * p.local}, []int{p.local}, p.m, p.rowptr, p.col, p.val,
-			p.z, p.r, p.w, p.sendPos, p.out, p.team, lm(p)); err != nil {
+		var err error
+		if p.sptr != nil {
+			err = p.kSell1.Launch([]int{p.groups * p.local}, []int{p.local}, p.m, sellC, p.sptr, p.scol, p.sval,
+				p.z, p.r, p.w, p.sendPos, p.out, lm(p))
+		} else {
+			err = p.kSpmv1.Launch([]int{p.groups * p.local}, []int{p.local}, p.m, p.rowptr, p.col, p.val,
+				p.z, p.r, p.w, p.sendPos, p.out, p.team, lm(p))
+		}
+		if err != nil {
 			return err
+		}
+		if xch {
+			return p.xch.ReadFrom(p.out, 0, 0, 3*p.groups+len(p.send))
 		}
 		if err := p.dev.Flush(); err != nil {
 			return err
 		}
 		return p.out.Read(0, p.outHost)
 	}
-	// sums adds every part's partials in part order and assembles each
-	// part's halo of w from the owners' send values.
+	// sums adds every part's partials in part order and, without
+	// exchanges, assembles each part's halo of w from the owners' send
+	// values (mcgHalos does with them).
 	sums := func() (gamma, delta, rr float64) {
 		for _, p := range parts {
-			G := p.groups
+			G, out := p.groups, outOf(p)
 			for g := 0; g < G; g++ {
-				gamma += p.outHost[g]
-				delta += p.outHost[G+g]
-				rr += p.outHost[2*G+g]
+				gamma += out[g]
+				delta += out[G+g]
+				rr += out[2*G+g]
 			}
+		}
+		if xch {
+			return gamma, delta, rr
 		}
 		for _, p := range parts {
 			for h := range p.halo {
@@ -862,7 +1002,7 @@ func mcgIterate1(parts []*mcgPart, n int, tol float64, maxIter int, jacobi bool)
 		}
 		return gamma, delta, rr
 	}
-	err := mcgOnAll(parts, func(p *mcgPart) error {
+	err := phase(func(p *mcgPart) error {
 		if err := p.kInit1.Launch([]int{p.groups * p.local}, []int{p.local}, p.m, p.ext, jac, p.b, p.dinv,
 			p.x, p.r, p.z, p.p[0], p.s); err != nil {
 			return err
@@ -893,8 +1033,13 @@ func mcgIterate1(parts []*mcgPart, n int, tol float64, maxIter int, jacobi bool)
 			return nil, nil, fmt.Errorf("%w: CG found p'Ap = %g <= 0 at iteration %d", ErrNotPositiveDefinite, den, it)
 		}
 		alpha := gamma / den
-		err := mcgOnAll(parts, func(p *mcgPart) error {
-			if len(p.halo) > 0 {
+		if xch {
+			if err := mcgHalos(parts, func(p *mcgPart) *kernels.Buffer { return p.w }); err != nil {
+				return nil, nil, err
+			}
+		}
+		err := phase(func(p *mcgPart) error {
+			if len(p.halo) > 0 && !xch {
 				if err := p.w.WriteNoWait(int64(8*p.m), p.haloHost); err != nil {
 					return err
 				}

@@ -11,13 +11,18 @@ import (
 )
 
 // BenchmarkCGMultiModel2 compares Jacobi CG on Model 2 (RCM numbering, its
-// loads as b) on one device (the one-device CG of Run, and CGMulti on that
-// device alone) and on every device, the devices served at once (one
-// goroutine each) or one after the other (multi-serial), with the one-sync
-// iteration or the textbook one (multi-2sync), of OCLSOLVE_MULTI_DEVICES (default
-// "all"; the default device split in two where that is one device).
-// OCLSOLVE_MULTI_N sets the order (default 20000). Run it once per
-// configuration: go test -run x -bench CGMultiModel2 -benchtime 1x.
+// loads as b) on one device (the one-device CG of Run on CSC and on SELL,
+// and CGMulti on that device alone) and on every device of
+// OCLSOLVE_MULTI_DEVICES (default "all"; the default device split in two
+// where that is one device): Chronopoulos and Gear's iteration (multi, the
+// default: product on sliced ELLPACK, exchanges enqueued from one
+// goroutine; multi-blocking: a goroutine per device and blocking reads;
+// multi-csr: the product on CSR with a team of lanes per row, and blocking
+// reads), the pipelined one (pipe; pipe-copyq with its exchanges on a
+// queue of their own) and the textbook one (multi-2sync, its devices
+// served at once or one after the other). OCLSOLVE_MULTI_N sets the order
+// (default 20000). Run it once per configuration: go test -run x -bench
+// CGMultiModel2 -benchtime 1x.
 func BenchmarkCGMultiModel2(b *testing.B) {
 	n := 20000
 	if s := os.Getenv("OCLSOLVE_MULTI_N"); s != "" {
@@ -52,25 +57,41 @@ func BenchmarkCGMultiModel2(b *testing.B) {
 		b.ReportMetric(float64(peak)/1e6, "MB/device")
 		b.ReportMetric(be, "backward-error")
 	}
-	b.Run("cg/1dev", func(b *testing.B) {
-		for b.Loop() {
-			x, rep, err := Run(a, rhs, Options{Method: MethodCG, Format: FormatCSC, Order: sparse.OrderNatural, Jacobi: true, Device: devs[0]})
-			if err != nil {
-				b.Fatal(err)
-			}
-			report(b, x, &CGResult{Iterations: rep.Iterations}, rep.SolveTime.Seconds(), rep.DeviceBytes)
+	for _, f := range []Format{FormatCSC, formatSELL} {
+		name := "cg/1dev"
+		if f != FormatCSC {
+			name = "cg-" + string(f) + "/1dev"
 		}
-	})
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				x, rep, err := Run(a, rhs, Options{Method: MethodCG, Format: f, Order: sparse.OrderNatural, Jacobi: true, Device: devs[0]})
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.Logf("solve %.3f s, %d iterations, %.1f us per iteration", rep.SolveTime.Seconds(), rep.Iterations,
+					1e6*rep.SolveTime.Seconds()/float64(max(rep.Iterations, 1)))
+				report(b, x, &CGResult{Iterations: rep.Iterations}, rep.SolveTime.Seconds(), rep.DeviceBytes)
+			}
+		})
+	}
 	for _, c := range []struct {
-		name            string
-		k               int
-		serial, twoSync bool
-	}{{"multi", 1, false, false}, {"multi", len(devs), false, false}, {"multi-serial", len(devs), true, false},
-		{"multi-2sync", 1, false, true}, {"multi-2sync", len(devs), false, true}} {
+		name                       string
+		k                          int
+		form                       mcgForm
+		serial, copyQ, csr, blocks bool
+	}{{"multi", 1, mcgOneSync, false, false, false, false}, {"multi", len(devs), mcgOneSync, false, false, false, false},
+		{"multi-blocking", len(devs), mcgOneSync, false, false, false, true},
+		{"multi-csr", 1, mcgOneSync, false, false, true, true}, {"multi-csr", len(devs), mcgOneSync, false, false, true, true},
+		{"pipe", 1, mcgPipelined, false, false, false, false}, {"pipe", len(devs), mcgPipelined, false, false, false, false},
+		{"pipe-copyq", 1, mcgPipelined, false, true, false, false}, {"pipe-copyq", len(devs), mcgPipelined, false, true, false, false},
+		{"multi-2sync", 1, mcgTextbook, false, false, false, false}, {"multi-2sync", len(devs), mcgTextbook, false, false, false, false},
+		{"multi-2sync-serial", len(devs), mcgTextbook, true, false, false, false}} {
 		k := c.k
 		b.Run(c.name+"/"+strconv.Itoa(k)+"dev", func(b *testing.B) {
-			mcgSerial, mcgTwoSync = c.serial, c.twoSync
-			defer func() { mcgSerial, mcgTwoSync = false, false }()
+			mcgDefault, mcgSerial, mcgCopyQueue, mcgSELL, mcgExchange = c.form, c.serial, c.copyQ, !c.csr, !c.blocks
+			defer func() {
+				mcgDefault, mcgSerial, mcgCopyQueue, mcgSELL, mcgExchange = mcgOneSync, false, false, true, true
+			}()
 			for b.Loop() {
 				x, res, st, err := CGMulti(a, rhs, devs[:k], CGOptions{Jacobi: true})
 				if err != nil {
@@ -81,7 +102,9 @@ func BenchmarkCGMultiModel2(b *testing.B) {
 					peak = max(peak, s.PeakBytes)
 					b.Logf("%s: rows %d, nnz %d, halo %d, send %d, peak %.1f MB", s.Device, s.Rows, s.NNZ, s.Halo, s.Send, float64(s.PeakBytes)/1e6)
 				}
-				b.Logf("setup %.3f s, solve %.3f s, %d iterations", st.SetupTime.Seconds(), st.SolveTime.Seconds(), res.Iterations)
+				b.Logf("setup %.3f s, solve %.3f s, %d iterations, %.1f us per iteration; pipelined solves fallen back so far %d",
+					st.SetupTime.Seconds(), st.SolveTime.Seconds(), res.Iterations, 1e6*st.SolveTime.Seconds()/float64(max(res.Iterations, 1)),
+					mcgFallbacks.Load())
 				report(b, x, res, st.SolveTime.Seconds(), peak)
 			}
 		})

@@ -42,6 +42,7 @@ func init() {
 			"BuildError":       reflect.TypeOf((*p_github_com_oclsolve_oclsolve_kernels.BuildError)(nil)).Elem(),
 			"Device":           reflect.TypeOf((*p_github_com_oclsolve_oclsolve_kernels.Device)(nil)).Elem(),
 			"DeviceInfo":       reflect.TypeOf((*p_github_com_oclsolve_oclsolve_kernels.DeviceInfo)(nil)).Elem(),
+			"Exchange":         reflect.TypeOf((*p_github_com_oclsolve_oclsolve_kernels.Exchange)(nil)).Elem(),
 			"Image":            reflect.TypeOf((*p_github_com_oclsolve_oclsolve_kernels.Image)(nil)).Elem(),
 			"Kernel":           reflect.TypeOf((*p_github_com_oclsolve_oclsolve_kernels.Kernel)(nil)).Elem(),
 			"Local":            reflect.TypeOf((*p_github_com_oclsolve_oclsolve_kernels.Local)(nil)).Elem(),
