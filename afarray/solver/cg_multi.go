@@ -263,14 +263,15 @@ func partitionRows(rowptr []int32, k int) []int {
 // CGMulti solves A x = b by Jacobi-preconditioned (opts.Jacobi) or plain
 // conjugate gradients spread over devs: the rows of A in contiguous blocks
 // of about equal stored entries (Run's ordering, RCM for large systems,
-// keeps the blocks' halos small), one block per device. The iteration is
-// Chronopoulos and Gear's form of CG (mcgIterate1), whose three dot
-// products (r'u, w'u with w = A u, and r'r) come from one reduction, so the
-// host reads one small buffer per device and iteration: the per-group
-// partials, with the values of w the other devices need; it writes each
-// block's halo of w back through the device's pinned staging buffers
-// without waiting (kernels.Buffer.WriteNoWait), and every device advances
-// its halo's r and u itself. The host sums the partials in a fixed order,
+// keeps the blocks' halos small), one block per device, stored in sliced
+// ELLPACK. The iteration is Chronopoulos and Gear's form of CG
+// (mcgIterate1), whose three dot products (r'u, w'u with w = A u, and r'r)
+// come from one reduction, so the host reads one small buffer per device
+// and iteration: the per-group partials, with the values of w the other
+// devices need; it enqueues every device's work and read from one
+// goroutine, waits for the reads (kernels.Exchange), and writes each
+// block's halo of w back without waiting; every device advances its
+// halo's r and u itself. The host sums the partials in a fixed order,
 // so every device works with the same scalars. Start, stop and limits are
 // those of CG's fast variant (x0 = 0, ||r||/||b|| <= Tol, default 1e-8, at
 // most MaxIter = 10n iterations); convergence is tested every iteration at
