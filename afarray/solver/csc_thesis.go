@@ -15,38 +15,29 @@ func init() {
 	registerFactors(FormatCSC, Thesis, func() factorization { return &CSCCholesky{} }, func() factorization { return &CSCLDLT{} })
 }
 
-func (f *cscFactor) thesisKernel() (*kernels.Kernel, int, int, error) {
-	return thesisKernel(f.prog, f.ldlt, "Cholesky_sparse_c", "ldlt_sparse_c")
+// thesisLaunch is thesisLaunch for the CSC kernels: args are A's buffers,
+// L's, the sizes and the vector the phases work on.
+func (f *cscFactor) thesisLaunch(args ...any) (func(step, sstep int) error, error) {
+	return thesisLaunch(f.prog, f.ldlt, "Cholesky_sparse_c", "ldlt_sparse_c", f.status.buf, args...)
 }
 
 func (f *cscFactor) thesisFactor(a *afarray.CSC) error {
-	k, global, local, err := f.thesisKernel()
-	if err != nil {
-		return err
-	}
 	elmA, colA, rowA, err := a.DeviceBuffers()
 	if err != nil {
 		return err
 	}
-	launch := func(step, sstep int) error {
-		return k.Launch([]int{global}, []int{local}, elmA, colA, rowA, f.elmL, f.colL, f.rowL, f.nnzA, f.nnzL, f.n,
-			f.elmL, kernels.Local(8*local), step, sstep, f.status.buf)
+	launch, err := f.thesisLaunch(elmA, colA, rowA, f.elmL, f.colL, f.rowL, f.nnzA, f.nnzL, f.n, f.elmL)
+	if err != nil {
+		return err
 	}
+	// The fill of L from A, then the phases.
 	if err := launch(0, -1); err != nil {
 		return err
 	}
 	return thesisFactorSteps(f.dev, f.n, f.ldlt, launch)
 }
 
-func (f *cscFactor) thesisSolve(x *kernels.Buffer) error {
-	k, global, local, err := f.thesisKernel()
-	if err != nil {
-		return err
-	}
-	launch := func(step, sstep int) error {
-		// A's arguments are unused by the solve phases: L stands in for them.
-		return k.Launch([]int{global}, []int{local}, f.elmL, f.colL, f.rowL, f.elmL, f.colL, f.rowL, f.nnzA, f.nnzL, f.n,
-			x, kernels.Local(8*local), step, sstep, f.status.buf)
-	}
-	return thesisSolveSteps(f.dev, f.n, launch)
+func (f *cscFactor) thesisSolveLaunch(x *kernels.Buffer) (func(step, sstep int) error, error) {
+	// A's arguments are unused by the solve phases: L stands in for them.
+	return f.thesisLaunch(f.elmL, f.colL, f.rowL, f.elmL, f.colL, f.rowL, f.nnzA, f.nnzL, f.n, x)
 }

@@ -13,28 +13,20 @@ func init() {
 	registerFactors(FormatSKS, Thesis, func() factorization { return &SKSCholesky{} }, func() factorization { return &SKSLDLT{} })
 }
 
-func (f *sksFactor) thesisKernel() (*kernels.Kernel, int, int, error) {
-	return thesisKernel(f.prog, f.ldlt, "chol_sparse_sks", "ldlt_sparse_sks")
+// thesisLaunch is thesisLaunch for the skyline kernels, on the factor's
+// elements and index and the vector the phases work on (out).
+func (f *sksFactor) thesisLaunch(out *kernels.Buffer) (func(step, sstep int) error, error) {
+	return thesisLaunch(f.prog, f.ldlt, "chol_sparse_sks", "ldlt_sparse_sks", f.status.buf, f.elm, f.idx, f.nnz, f.n, out)
 }
 
 func (f *sksFactor) thesisFactor() error {
-	k, global, local, err := f.thesisKernel()
+	launch, err := f.thesisLaunch(f.elm)
 	if err != nil {
 		return err
-	}
-	launch := func(step, sstep int) error {
-		return k.Launch([]int{global}, []int{local}, f.elm, f.idx, f.nnz, f.n, f.elm, kernels.Local(8*local), step, sstep, f.status.buf)
 	}
 	return thesisFactorSteps(f.dev, f.n, f.ldlt, launch)
 }
 
-func (f *sksFactor) thesisSolve(x *kernels.Buffer) error {
-	k, global, local, err := f.thesisKernel()
-	if err != nil {
-		return err
-	}
-	launch := func(step, sstep int) error {
-		return k.Launch([]int{global}, []int{local}, f.elm, f.idx, f.nnz, f.n, x, kernels.Local(8*local), step, sstep, f.status.buf)
-	}
-	return thesisSolveSteps(f.dev, f.n, launch)
+func (f *sksFactor) thesisSolveLaunch(x *kernels.Buffer) (func(step, sstep int) error, error) {
+	return f.thesisLaunch(x)
 }

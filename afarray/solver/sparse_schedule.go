@@ -26,19 +26,31 @@ func kernelLocal(prog *kernels.Program, name string, want, least int) (*kernels.
 	return k, local, nil
 }
 
-// thesisKernel returns the thesis's multiplexed kernel and its geometry: 32
-// groups of 1024 items, the local size clamped to a power of two the kernel
-// allows (the backward solve's tree reduction needs a power of two).
-// It is the Cholesky kernel, or the LDLT one when ldlt is set.
-func thesisKernel(prog *kernels.Program, ldlt bool, cholesky, ldltName string) (k *kernels.Kernel, global, local int, err error) {
+// thesisLaunch returns the launch of the thesis's multiplexed kernel (the
+// Cholesky one, or the LDLT one when ldlt is set) that thesisFactorSteps
+// and thesisSolveSteps call, with the thesis's geometry: 32 groups of 1024
+// items, the local size clamped to a power of two the kernel allows (the
+// backward solve's tree reduction needs a power of two). args are the
+// format's arguments; every launch appends the local scratch, its phase
+// (step, sstep) and the status buffer.
+func thesisLaunch(prog *kernels.Program, ldlt bool, cholesky, ldltName string, status *kernels.Buffer, args ...any) (func(step, sstep int) error, error) {
 	name := cholesky
 	if ldlt {
 		name = ldltName
 	}
-	if k, local, err = kernelLocal(prog, name, ThesisLocal, 1); err != nil {
-		return nil, 0, 0, err
+	k, local, err := kernelLocal(prog, name, ThesisLocal, 1)
+	if err != nil {
+		return nil, err
 	}
-	return k, ThesisGroups * local, local, nil
+	global := []int{ThesisGroups * local}
+	all := append(append([]any(nil), args...), kernels.Local(8*local), 0, 0, status)
+	phase := len(args) + 1
+	return func(step, sstep int) error {
+		// Launch sets the arguments before it returns: the next launch may
+		// change the phase in place.
+		all[phase], all[phase+1] = step, sstep
+		return k.Launch(global, []int{local}, all...)
+	}, nil
 }
 
 // thesisFactorSteps makes the thesis's factorization phases for n columns:

@@ -52,7 +52,9 @@ func (f *sparseBase) solveBlocks(steps []blockStep, b, x *kernels.Buffer) error 
 type sparseTriangular interface {
 	name() string
 	base() *sparseBase
-	thesisSolve(x *kernels.Buffer) error
+	// thesisSolveLaunch is the thesis kernel's launch (thesisLaunch) for
+	// the solve phases on x.
+	thesisSolveLaunch(x *kernels.Buffer) (func(step, sstep int) error, error)
 	fastSolve(b, x *kernels.Buffer) error
 }
 
@@ -79,7 +81,10 @@ func sparseSolveTo(f sparseTriangular, dst, b *afarray.Array) error {
 				return err
 			}
 		}
-		err = f.thesisSolve(x)
+		var launch func(step, sstep int) error
+		if launch, err = f.thesisSolveLaunch(x); err == nil {
+			err = thesisSolveSteps(dev, n, launch)
+		}
 	} else {
 		err = f.fastSolve(bb, x)
 	}
