@@ -100,24 +100,7 @@ func (f *denseFactor) run() error {
 	if err != nil {
 		return err
 	}
-	flags, err := st.read()
-	if err != nil {
-		return err
-	}
-	if found(flags[statusInput]) {
-		return &NonFiniteError{Where: "matrix", Index: int(flags[statusInput])}
-	}
-	if found(flags[statusPivot]) {
-		p, err := st.pivotValue()
-		if err != nil {
-			return err
-		}
-		if f.ldlt {
-			return &ZeroPivotError{Column: int(flags[statusPivot]), Pivot: p}
-		}
-		return &NotPositiveDefiniteError{Column: int(flags[statusPivot]), Pivot: p}
-	}
-	return nil
+	return st.failure(f.ldlt)
 }
 
 // factorThesis makes the thesis's launches: per column, scale (sstep 0)
@@ -273,15 +256,8 @@ func (f *denseFactor) solveTo(dst, b *afarray.Array) error {
 	if err := f.st.checkFinite(f.dev, x, f.n, statusOutput); err != nil {
 		return err
 	}
-	flags, err := f.st.read()
-	if err != nil {
+	if err := f.st.failure(f.ldlt); err != nil {
 		return err
-	}
-	if found(flags[statusRHS]) {
-		return &NonFiniteError{Where: "right-hand side", Index: int(flags[statusRHS])}
-	}
-	if found(flags[statusOutput]) {
-		return &NonFiniteError{Where: "solution", Index: int(flags[statusOutput])}
 	}
 	f.stats.Solves++
 	f.stats.SolveTime, f.stats.SolveLaunches = time.Since(start), f.dev.Launches()-launches

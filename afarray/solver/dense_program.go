@@ -93,6 +93,27 @@ func (s *status) read() ([statusSlots]int32, error) {
 	return f, err
 }
 
+// failure waits for the flags and returns the typed error of what the
+// kernels recorded, as the sparse status does: factorError (matrix, then
+// pivot), then solveError (right-hand side, then solution). It reads the
+// failed pivot's value only when a pivot failed.
+func (s *status) failure(ldlt bool) error {
+	f, err := s.read()
+	if err != nil {
+		return err
+	}
+	var pivot float64
+	if found(f[statusPivot]) {
+		if pivot, err = s.pivotValue(); err != nil {
+			return err
+		}
+	}
+	if err := factorError(f[:], pivot, ldlt); err != nil {
+		return err
+	}
+	return solveError(f[:])
+}
+
 // pivotValue reads the recorded pivot value.
 func (s *status) pivotValue() (float64, error) {
 	v := []float64{0}

@@ -133,12 +133,5 @@ func checkMatrixValues(dev *kernels.Device, values *kernels.Buffer, n int) error
 	if err := st.checkFinite(dev, values, n, statusInput); err != nil {
 		return err
 	}
-	f, err := st.read()
-	if err != nil {
-		return err
-	}
-	if found(f[statusInput]) {
-		return &NonFiniteError{Where: "matrix", Index: int(f[statusInput])}
-	}
-	return nil
+	return st.failure(false)
 }

@@ -101,7 +101,7 @@ func (s *sparseStatus) guardFactor(in *kernels.Buffer, nIn int, out *kernels.Buf
 	if err != nil {
 		return err
 	}
-	return factorError(st, pivot, ldlt)
+	return factorError(st[:], pivot, ldlt)
 }
 
 // startSolve returns b's and dst's device buffers after enqueuing a reset
@@ -130,12 +130,13 @@ func (s *sparseStatus) finishSolve(x *kernels.Buffer, n int) error {
 	if err != nil {
 		return err
 	}
-	return solveError(st)
+	return solveError(st[:])
 }
 
 // factorError turns the status after a factorization into the typed error
-// that explains it, matrix problems first.
-func factorError(st [stInts]int32, pivot float64, ldlt bool) error {
+// that explains it, matrix problems first. st holds the slots (the sparse
+// buffer's, or the dense flags, which number them alike).
+func factorError(st []int32, pivot float64, ldlt bool) error {
 	switch {
 	case st[stMatrix] != stNone:
 		return &NonFiniteError{Where: "matrix", Index: int(st[stMatrix])}
@@ -150,7 +151,7 @@ func factorError(st [stInts]int32, pivot float64, ldlt bool) error {
 }
 
 // solveError turns the status after a solve into an error.
-func solveError(st [stInts]int32) error {
+func solveError(st []int32) error {
 	switch {
 	case st[stRHS] != stNone:
 		return &NonFiniteError{Where: "right-hand side", Index: int(st[stRHS])}

@@ -710,7 +710,7 @@ func (f *snFactor) run(a *afarray.CSC, amap []int64) error {
 	if st[stMatrix] == stNone && st[stPivot] == stNone && st[stFactor] != stNone {
 		st[stFactor] = int32(snColumnOf(sym, int64(st[stFactor])))
 	}
-	if err := factorError(st, pivot, f.ldlt); err != nil {
+	if err := factorError(st[:], pivot, f.ldlt); err != nil {
 		return err
 	}
 	// U is only needed during the factorization.
