@@ -27,6 +27,10 @@ static cl_int oclsolve_marker(cl_command_queue q, cl_event *ev) {
 	return clEnqueueMarkerWithWaitList(q, 0, NULL, ev);
 }
 
+static cl_int oclsolve_barrier_on(cl_command_queue q, cl_event ev) {
+	return clEnqueueBarrierWithWaitList(q, 1, &ev, NULL);
+}
+
 static cl_int oclsolve_wait(cl_event ev) {
 	return clWaitForEvents(1, &ev);
 }
@@ -251,6 +255,12 @@ func enqueueMarker(q *cl.CommandQueue) (rawEvent, error) {
 	var ev C.cl_event
 	err := check("clEnqueueMarkerWithWaitList", C.oclsolve_marker(rawQueue(q), &ev))
 	return rawEvent{ev}, err
+}
+
+// enqueueWaitFor makes every command enqueued on q after it wait for ev
+// (an event of any queue of the same context).
+func enqueueWaitFor(q *cl.CommandQueue, ev rawEvent) error {
+	return check("clEnqueueBarrierWithWaitList", C.oclsolve_barrier_on(rawQueue(q), ev.e))
 }
 
 func (ev rawEvent) wait() error { return check("clWaitForEvents", C.oclsolve_wait(ev.e)) }

@@ -29,6 +29,7 @@ type Device struct {
 	initErr  error
 	ctx      *cl.Context
 	queue    *cl.CommandQueue
+	side     *cl.CommandQueue // the side queue (queue.go), nil until first used
 
 	mu       sync.Mutex // guards the queue, kernel arguments and launches
 	programs programCache
@@ -237,6 +238,11 @@ func (d *Device) Finish() error {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if d.side != nil {
+		if err := finish(d.side); err != nil {
+			return fmt.Errorf("%w (side queue on %s)", err, d.info.Name)
+		}
+	}
 	if err := finish(d.queue); err != nil {
 		return fmt.Errorf("%w (on %s)", err, d.info.Name)
 	}

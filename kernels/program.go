@@ -197,6 +197,11 @@ type Local int
 // does not wait for the device. Arguments may be *Buffer, Local, int32,
 // uint32, int64, uint64, int (passed as int32), float64 and float32.
 func (k *Kernel) Launch(global, local []int, args ...any) error {
+	return k.launch(nil, global, local, args)
+}
+
+// launch enqueues on q's queue (nil: the main queue, paced).
+func (k *Kernel) launch(q *Queue, global, local []int, args []any) error {
 	d := k.prog.dev
 	if len(global) == 0 || len(global) > 3 || len(local) != len(global) {
 		return fmt.Errorf("%w: %s: global %v and local %v sizes", ErrLaunch, k.name, global, local)
@@ -221,10 +226,17 @@ func (k *Kernel) Launch(global, local []int, args ...any) error {
 			return fmt.Errorf("%w: %s argument %d (%T): %v", ErrLaunch, k.name, i, a, err)
 		}
 	}
-	if err := enqueue(d.queue, k.raw, global, local); err != nil {
+	raw := d.queue
+	if q != nil {
+		raw = q.raw()
+	}
+	if err := enqueue(raw, k.raw, global, local); err != nil {
 		return fmt.Errorf("%s: %w", k.name, err)
 	}
 	d.launches.Add(1)
+	if q != nil && q.side {
+		return nil
+	}
 	return d.paced()
 }
 

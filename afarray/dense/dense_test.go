@@ -206,12 +206,38 @@ func TestGemmAllConfigs(t *testing.T) {
 			if cfg.fits(dev, dt) != nil || dt == Float32 && cfg != tuned.Config() && cfg != Configs[0] {
 				continue
 			}
+			if !isGPU(dev) && cfg.WorkGroup() > 256 {
+				continue // GPU-sized groups take PoCL long to compile; a GPU run tests them
+			}
 			e, err := NewWithConfig(dev, dt, cfg)
 			if err != nil {
 				t.Fatalf("%s %s: %v", dt, cfg, err)
 			}
 			checkGemmShapes(t, rng, e)
 		}
+	}
+}
+
+// TestGemmBuildLog prints the compiler's log for every configuration
+// built with the given extra options, e.g. OCLSOLVE_GEMM_BUILDLOG=
+// -cl-nv-verbose on NVIDIA (registers and spills of each kernel). It only
+// runs when that variable is set.
+func TestGemmBuildLog(t *testing.T) {
+	opts, ok := os.LookupEnv("OCLSOLVE_GEMM_BUILDLOG")
+	if !ok {
+		t.Skip("OCLSOLVE_GEMM_BUILDLOG not set")
+	}
+	dev := testDevice(t)
+	for _, cfg := range Configs {
+		if cfg.fits(dev, Float64) != nil {
+			continue
+		}
+		p, err := dev.Build(cfg.options(Float64, isGPU(dev))+" "+opts, kernels.Source{Name: "gemm.cl", Text: gemmSource})
+		if err != nil {
+			t.Errorf("%s: %v", cfg, err)
+			continue
+		}
+		t.Logf("%s:\n%s", cfg, p.Log())
 	}
 }
 
@@ -448,13 +474,24 @@ func TestPotrf(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer info.Release()
-		for _, nb := range []int{0, 32, 128, defaultBlock} {
+		// nb 32 without look-ahead: the one-queue blocked form; with it
+		// (the default) the side queue factors every block column after
+		// the first.
+		for _, run := range []struct {
+			nb   int
+			look bool
+		}{{0, true}, {32, false}, {32, true}, {128, true}, {defaultBlock, true}} {
+			nb := run.nb
 			if err := e.SetBlockSize(nb); err != nil {
 				t.Fatal(err)
 			}
+			e.SetLookahead(run.look)
 			sizes := []int{1, 2, 7, 32, 65, 150, 257}
 			if nb == defaultBlock {
 				sizes = append(sizes, defaultBlock+77) // more than one outer block
+			}
+			if nb == 128 {
+				sizes = append(sizes, 1100) // potrf_panel over several groups, 8 look-ahead steps
 			}
 			for _, n := range sizes {
 				h := spd(rng, n)
@@ -505,26 +542,34 @@ func TestPotrf(t *testing.T) {
 				}
 			}
 		}
-		// A matrix that is not positive definite at column 40.
-		n := 90
-		h := spd(rng, n)
-		h.Set(40, 40, -h.At(40, 40))
-		a := upload(t, dev, dt, h, n, n)
-		if err := info.Reset(); err != nil {
-			t.Fatal(err)
-		}
-		if err := e.Potrf(a.Mat, info); err != nil {
-			t.Fatal(err)
-		}
-		col, err := info.Column()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if col != 40 {
-			t.Fatalf("%s: first failing column %d, want 40", dt, col)
-		}
-		if p := a.download(t).At(40, 40); !(p <= 0) {
-			t.Errorf("%s: failing pivot left as %g, want its non-positive value", dt, p)
+		// A matrix that is not positive definite at column 40: in one
+		// block, and with look-ahead in the second block column, which
+		// the side queue factors.
+		for _, nb := range []int{defaultBlock, 32} {
+			if err := e.SetBlockSize(nb); err != nil {
+				t.Fatal(err)
+			}
+			e.SetLookahead(true)
+			n := 90
+			h := spd(rng, n)
+			h.Set(40, 40, -h.At(40, 40))
+			a := upload(t, dev, dt, h, n, n)
+			if err := info.Reset(); err != nil {
+				t.Fatal(err)
+			}
+			if err := e.Potrf(a.Mat, info); err != nil {
+				t.Fatal(err)
+			}
+			col, err := info.Column()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if col != 40 {
+				t.Fatalf("%s nb=%d: first failing column %d, want 40", dt, nb, col)
+			}
+			if p := a.download(t).At(40, 40); !(p <= 0) {
+				t.Errorf("%s nb=%d: failing pivot left as %g, want its non-positive value", dt, nb, p)
+			}
 		}
 	}
 }
@@ -953,7 +998,8 @@ func TestPotrfTimed(t *testing.T) {
 		if d := relErr(b.download(t), a.download(t), n, n, true); d != 0 {
 			t.Errorf("nb=%d: PotrfTimed differs from Potrf by %.3g", nb, d)
 		}
-		if st.Diagonal <= 0 || (nb > 0) != (st.Panel > 0 && st.Update > 0) {
+		fused := e.potrfPanelK != nil // block columns in one step: no panel time
+		if st.Diagonal <= 0 || (nb > 0) != (st.Update > 0) || (nb > 0 && !fused) != (st.Panel > 0) {
 			t.Errorf("nb=%d: steps %+v", nb, st)
 		}
 	}

@@ -38,10 +38,18 @@ type Engine struct {
 
 	gemmK, gemmBatchedK                             *kernels.Kernel
 	trsmBlockK, trsmBatchedK, potrfBlockK, potrfBat *kernels.Kernel
+	potrfPanelK                                     *kernels.Kernel // nil where potrf.cl's register form does not build
 
 	pb int // PB: largest diagonal block factored in local memory
 	mu sync.Mutex
 	nb int // outer block of Potrf; 0: recursive
+
+	// q is the queue the unbatched operations launch on (nil: the
+	// device's main queue); side is the engine's twin on the device's
+	// side queue, made at first use by Potrf's look-ahead.
+	q         *kernels.Queue
+	side      *Engine
+	lookahead bool // Potrf factors the next block column on the side queue
 
 	// Source says how the GEMM configuration was chosen: "tuned" (measured
 	// now), "disk" (a measurement remembered from an earlier process),
@@ -128,7 +136,18 @@ func NewWithConfig(dev *kernels.Device, dt DType, cfg Config) (*Engine, error) {
 			return nil, err
 		}
 	}
+	if e.pb == 64 && pl == potrfLocal {
+		// The register form of potrf.cl, with its one-launch block column.
+		k, err := ap.Kernel("potrf_panel")
+		if err != nil {
+			return nil, err
+		}
+		if k.MaxWorkGroupSize() >= potrfLocal {
+			e.potrfPanelK = k
+		}
+	}
 	e.nb = defaultBlock
+	e.lookahead = true
 	if e.gemmK.MaxWorkGroupSize() < cfg.WorkGroup() {
 		return nil, fmt.Errorf("dense: %w: configuration %s needs %d work-items, the kernel allows %d on %s",
 			ErrDevice, cfg, cfg.WorkGroup(), e.gemmK.MaxWorkGroupSize(), info.Name)
@@ -176,6 +195,44 @@ func (e *Engine) SetBlockSize(nb int) error {
 	e.nb = nb
 	e.mu.Unlock()
 	return nil
+}
+
+// Lookahead reports whether Potrf uses look-ahead (see SetLookahead).
+func (e *Engine) Lookahead() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.lookahead
+}
+
+// SetLookahead turns Potrf's look-ahead on (the default) or off. With it,
+// each step first updates only the next block column, and the device's
+// side queue factors that column's diagonal block and solves its panel
+// while the main queue updates the rest of the trailing matrix; the queues
+// meet through events, never through the host.
+func (e *Engine) SetLookahead(on bool) {
+	e.mu.Lock()
+	e.lookahead = on
+	e.mu.Unlock()
+}
+
+// onSide returns the engine's twin that launches on the device's side
+// queue (same programs and configuration).
+func (e *Engine) onSide() (*Engine, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.side != nil {
+		return e.side, nil
+	}
+	q, err := e.dev.Side()
+	if err != nil {
+		return nil, err
+	}
+	e.side = &Engine{dev: e.dev, dt: e.dt, cfg: e.cfg,
+		gemmK: e.gemmK, gemmBatchedK: e.gemmBatchedK,
+		trsmBlockK: e.trsmBlockK, trsmBatchedK: e.trsmBatchedK, potrfBlockK: e.potrfBlockK, potrfBat: e.potrfBat,
+		potrfPanelK: e.potrfPanelK,
+		pb:          e.pb, nb: e.nb, q: q, Source: e.Source}
+	return e.side, nil
 }
 
 // scalar converts a coefficient to the kernel argument of the engine's type.

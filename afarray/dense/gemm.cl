@@ -53,6 +53,7 @@
 // flat index runs along the contiguous direction of the stored matrix so
 // that consecutive items read consecutive addresses.
 inline void load_a(T *ra, int lid, int m, int k, int ta, __global const T *A, int lda, int i0, int p0) {
+#pragma unroll
 	for (int t = 0; t < LA; t++) {
 		int e = lid + t * WG;
 		int r = ta ? e / KT : e % MT;
@@ -63,6 +64,7 @@ inline void load_a(T *ra, int lid, int m, int k, int ta, __global const T *A, in
 }
 
 inline void store_a(const T *ra, int lid, int ta, __local T *As) {
+#pragma unroll
 	for (int t = 0; t < LA; t++) {
 		int e = lid + t * WG;
 		int r = ta ? e / KT : e % MT;
@@ -72,6 +74,7 @@ inline void store_a(const T *ra, int lid, int ta, __local T *As) {
 }
 
 inline void load_b(T *rb, int lid, int n, int k, int tb, __global const T *B, int ldb, int j0, int p0) {
+#pragma unroll
 	for (int t = 0; t < LB; t++) {
 		int e = lid + t * WG;
 		int c = tb ? e % NT : e / KT;
@@ -82,6 +85,7 @@ inline void load_b(T *rb, int lid, int n, int k, int tb, __global const T *B, in
 }
 
 inline void store_b(const T *rb, int lid, int tb, __local T *Bs) {
+#pragma unroll
 	for (int t = 0; t < LB; t++) {
 		int e = lid + t * WG;
 		int c = tb ? e % NT : e / KT;
@@ -101,7 +105,9 @@ inline void gemm_tile(int m, int n, int k, int ta, int tb, T alpha,
 	int lx = get_local_id(0), ly = get_local_id(1);
 	int lid = lx + WX * ly;
 	T acc[TM][TN];
+#pragma unroll
 	for (int a = 0; a < TM; a++)
+#pragma unroll
 		for (int b = 0; b < TN; b++) acc[a][b] = 0;
 	T ra[LA], rb[LB];
 	if (k > 0) {
@@ -154,15 +160,19 @@ inline void gemm_tile(int m, int n, int k, int ta, int tb, T alpha,
 		barrier(CLK_LOCAL_MEM_FENCE);
 		cur ^= 1;
 	}
+	// Fully unrolled, without break: a loop the compiler keeps would index
+	// acc at run time, and a private array indexed at run time lives in
+	// (slow, off-chip) private memory instead of registers.
+#pragma unroll
 	for (int b = 0; b < TN; b++) {
 		int j = j0 + COL(b);
-		if (j >= n) break;
+#pragma unroll
 		for (int a = 0; a < TM; a++) {
 			int i = i0 + ROW(a);
-			if (i >= m) break;
-			if (lower && i < j) continue;
-			long o = i + (long)ldc * j;
-			C[o] = beta == (T)0 ? alpha * acc[a][b] : alpha * acc[a][b] + beta * C[o];
+			if (i < m && j < n && !(lower && i < j)) {
+				long o = i + (long)ldc * j;
+				C[o] = beta == (T)0 ? alpha * acc[a][b] : alpha * acc[a][b] + beta * C[o];
+			}
 		}
 	}
 }

@@ -25,25 +25,20 @@
 		barrier(FENCE);                                                            \
 	}
 
-// potrf_block factors the nb x nb (nb <= PB) diagonal block at A + off in
-// local memory with one work-group.
-__kernel __attribute__((reqd_work_group_size(PL, 1, 1)))
-void potrf_block(int nb, __global T *A, long off, int lda, int col0, __global int *info) {
-	int l = get_local_id(0);
-	A += off;
 #if PB == 64 && PL == 256
-	// Register form: item (tx, ty) = (l % 16, l / 16) keeps a[i][j], the
-	// element (tx + 16i, ty + 16j), in registers for all 64 steps. Each
-	// step the owners of column p publish it in local memory (double-
-	// buffered: one barrier per step) and every item updates its own
-	// elements. On an H100 a blocked Potrf spent 54 of 174 ms (n = 16384)
-	// in its diagonal blocks, mostly in these leaves when they ran the
-	// local-memory form (CHOL_STEPS: two barriers and m*m/PL integer
-	// divisions per step); this form has one barrier, one division and 16
-	// multiply-adds per item and step. (Not yet timed on a GPU.)
-	__local T col[2][64];
+// chol64 factors the nb x nb (nb <= 64) lower triangle at A in registers
+// with the 256 items of one work-group: item (tx, ty) = (l % 16, l / 16)
+// keeps a[i][j], the element (tx + 16i, ty + 16j), for all nb steps. Each
+// step the owners of column p publish it in local memory (double-buffered:
+// one barrier per step) and every item updates its own elements. Elements
+// outside the triangle stay 0. On an H100 a blocked Potrf spent 54 of 174
+// ms (n = 16384) in its diagonal blocks when their leaves ran the
+// local-memory form (CHOL_STEPS: two barriers and m*m/PL integer divisions
+// per step); this form has one barrier, one division and 16 multiply-adds
+// per item and step.
+inline void chol64(int nb, __global const T *A, int lda, int col0, __global int *info, int l,
+                   __local T (*col)[64], T a[4][4]) {
 	const int tx = l & 15, ty = l >> 4;
-	T a[4][4];
 #pragma unroll
 	for (int i = 0; i < 4; i++)
 #pragma unroll
@@ -82,6 +77,73 @@ void potrf_block(int nb, __global T *A, long off, int lda, int col0, __global in
 				else if (c > p && r >= c) a[i][j] -= lr[i] * lc[j];
 			}
 	}
+}
+
+// potrf_panel factors a block column of nb <= 64 columns in one launch:
+// its nb x nb diagonal block at A + off and the rows [nb, rows) below it,
+// L21 = A21 L11^-T. Every work-group factors the diagonal block itself in
+// registers (a few microseconds: no group waits for another, so the
+// factorization and the solve below it are one launch instead of a chain
+// of small ones). The group that loads it last stores it: each group
+// counts itself in *count (zero before the launch) once it has read the
+// block (count[ci], this launch's own counter), so the one that counts last knows no other group still reads it
+// (no group ever waits for another). Then each item solves one row of the
+// panel, its nb values in registers, right-looking with the factor read
+// from local memory (the same word for every item: a broadcast).
+__kernel __attribute__((reqd_work_group_size(PL, 1, 1)))
+void potrf_panel(int nb, int rows, __global T *A, long off, int lda, int col0, __global int *info,
+                 __global int *count, long ci) {
+	__local T col[2][64];
+	__local T Lf[64 * 65]; // the factor, Lf[r + 65 c]; its diagonal holds reciprocals
+	__local int last;
+	int l = get_local_id(0);
+	A += off;
+	const int tx = l & 15, ty = l >> 4;
+	T a[4][4];
+	chol64(nb, A, lda, col0, info, l, col, a);
+	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE); // every item's reads of the block are done
+	if (l == 0) last = atomic_inc(count + ci) == (int)get_num_groups(0) - 1;
+	barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+	for (int i = 0; i < 4; i++)
+#pragma unroll
+		for (int j = 0; j < 4; j++) {
+			int r = tx + 16 * i, c = ty + 16 * j;
+			Lf[r + 65 * c] = r == c ? (T)1 / a[i][j] : a[i][j];
+			if (last && r < nb && c < nb && r >= c) A[r + (long)lda * c] = a[i][j];
+		}
+	barrier(CLK_LOCAL_MEM_FENCE);
+	int r = nb + get_group_id(0) * PL + l;
+	if (r >= rows) return;
+	__global T *row = A + r;
+	T x[64];
+#pragma unroll
+	for (int c = 0; c < 64; c++) x[c] = c < nb ? row[(long)lda * c] : (T)0;
+#pragma unroll
+	for (int c = 0; c < 64; c++) {
+		if (c < nb) {
+			x[c] *= Lf[c + 65 * c];
+#pragma unroll
+			for (int q = c + 1; q < 64; q++) x[q] -= x[c] * Lf[q + 65 * c];
+		}
+	}
+#pragma unroll
+	for (int c = 0; c < 64; c++)
+		if (c < nb) row[(long)lda * c] = x[c];
+}
+#endif
+
+// potrf_block factors the nb x nb (nb <= PB) diagonal block at A + off in
+// local memory with one work-group.
+__kernel __attribute__((reqd_work_group_size(PL, 1, 1)))
+void potrf_block(int nb, __global T *A, long off, int lda, int col0, __global int *info) {
+	int l = get_local_id(0);
+	A += off;
+#if PB == 64 && PL == 256
+	__local T col[2][64];
+	const int tx = l & 15, ty = l >> 4;
+	T a[4][4];
+	chol64(nb, A, lda, col0, info, l, col, a);
 #pragma unroll
 	for (int i = 0; i < 4; i++)
 #pragma unroll

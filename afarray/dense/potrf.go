@@ -93,16 +93,86 @@ func (e *Engine) Potrf(a Mat, info *Info) error {
 	if nb == 0 {
 		return e.potrfRec(a, 0, n, info)
 	}
+	count, err := e.panelCounters(n)
+	if err != nil {
+		return err
+	}
+	defer count.Release() // OpenCL keeps it until the kernels that use it are done
+	if e.Lookahead() && n > nb {
+		return e.potrfLookahead(a, nb, info, count)
+	}
 	for k := 0; k < n; k += nb {
 		kb := min(nb, n-k)
-		if err := e.potrfRec(a, k, k+kb, info); err != nil {
+		if err := e.blockColumn(a, k, kb, info, count); err != nil {
 			return err
 		}
-		if err := e.panelUpdate(a, k, kb, n); err != nil {
-			return err
+		if r := n - k - kb; r > 0 {
+			p := a.Sub(k+kb, k, r, kb)
+			if err := e.gemmLaunch(false, true, -1, p, p, 1, a.Sub(k+kb, k+kb, r, r), true); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
+}
+
+// panelCounters allocates and enqueues the zeroing of potrf_panel's
+// counters for a factorization of order n: one int32 per 32 columns (every
+// block column, and every leaf of potrfTall, starts at a multiple of 32,
+// so each launch has its own).
+func (e *Engine) panelCounters(n int) (*kernels.Buffer, error) {
+	size := int64(4 * (n/trsmBlock + 1))
+	b, err := e.dev.Alloc(size)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.Fill([]byte{0, 0, 0, 0}, 0, size); err != nil {
+		b.Release()
+		return nil, err
+	}
+	return b, nil
+}
+
+// blockColumn factors the block column [k, k+kb) of a, whose updates from
+// the columns before k are done: its diagonal block and the panel below
+// it. With potrf.cl's register form that is potrfTall; otherwise the
+// diagonal block is factored recursively (potrfRec) and the panel solved
+// by Trsm.
+func (e *Engine) blockColumn(a Mat, k, kb int, info *Info, count *kernels.Buffer) error {
+	if e.potrfPanelK != nil {
+		return e.potrfTall(a, k, k+kb, a.Rows, info, count)
+	}
+	if err := e.potrfRec(a, k, k+kb, info); err != nil {
+		return err
+	}
+	return e.panelSolve(a, k, kb, a.Rows)
+}
+
+// potrfTall factors the block column [k0, k1) of a over the rows [k0,
+// end) recursively by columns: the left half (diagonal block and panel),
+// one update of the right half with it (a lower GEMM over the right half's
+// rows), the right half. Columns of at most 64 are one potrf_panel launch,
+// which factors the diagonal block and solves the rows below it together:
+// a 256-wide block column of n = 16384 is 7 launches, against 35 for
+// potrfRec with a recursive Trsm (20 of them for the diagonal block).
+func (e *Engine) potrfTall(a Mat, k0, k1, end int, info *Info, count *kernels.Buffer) error {
+	w := k1 - k0
+	if w <= 64 {
+		rows := end - k0
+		d := a.Sub(k0, k0, rows, w)
+		groups := max(1, (rows-w+potrfLocal-1)/potrfLocal)
+		return e.potrfPanelK.LaunchOn(e.q, []int{groups * potrfLocal}, []int{potrfLocal},
+			int32(w), int32(rows), d.Buf, d.Off, d.ld(), int32(k0), info.buf, count, int64(k0/trsmBlock))
+	}
+	mid := k0 + (w/2+63)/64*64
+	if err := e.potrfTall(a, k0, mid, end, info, count); err != nil {
+		return err
+	}
+	p := a.Sub(mid, k0, end-mid, mid-k0)
+	if err := e.gemmLaunch(false, true, -1, p, p.Sub(0, 0, k1-mid, mid-k0), 1, a.Sub(mid, mid, end-mid, k1-mid), true); err != nil {
+		return err
+	}
+	return e.potrfTall(a, mid, k1, end, info, count)
 }
 
 // potrfRec factors the diagonal block [k0, k1) of a (whose updates from
@@ -114,7 +184,7 @@ func (e *Engine) potrfRec(a Mat, k0, k1 int, info *Info) error {
 	n := k1 - k0
 	if n <= e.pb {
 		d := a.Sub(k0, k0, n, n)
-		return e.potrfBlockK.Launch([]int{e.potrfLocal()}, []int{e.potrfLocal()},
+		return e.potrfBlockK.LaunchOn(e.q, []int{e.potrfLocal()}, []int{e.potrfLocal()},
 			int32(n), d.Buf, d.Off, d.ld(), int32(k0), info.buf)
 	}
 	mid := k0 + (n/2+e.pb-1)/e.pb*e.pb
@@ -125,6 +195,79 @@ func (e *Engine) potrfRec(a Mat, k0, k1 int, info *Info) error {
 		return err
 	}
 	return e.potrfRec(a, mid, k1, info)
+}
+
+// potrfLookahead is the blocked factorization with a look-ahead of one
+// block column on two queues. Block column k being factored, the main
+// queue updates only the next block column with it (one launch, its
+// diagonal block included) and marks an event; the side queue waits for
+// that event, factors the next diagonal block and solves the panel below
+// it, and marks an event of its own; meanwhile the main queue updates the
+// rest of the trailing matrix, then waits for the side queue's event
+// before the next step. The latency-bound diagonal blocks and panel solves
+// thus run beside the large updates instead of between them. The two
+// queues touch disjoint parts of A between their events: the side queue
+// the next block column, the main queue the columns after it.
+func (e *Engine) potrfLookahead(a Mat, nb int, info *Info, count *kernels.Buffer) error {
+	s, err := e.onSide()
+	if err != nil {
+		return err
+	}
+	n := a.Rows
+	main := e.dev.Main()
+	if err := e.blockColumn(a, 0, min(nb, n), info, count); err != nil {
+		return err
+	}
+	for k := 0; ; {
+		kb := min(nb, n-k)
+		k1 := k + kb
+		r := n - k1
+		if r <= 0 {
+			return nil
+		}
+		p := a.Sub(k1, k, r, kb) // the solved panel of block column k
+		nb1 := min(nb, r)        // width of the next block column
+		if err := e.gemmLaunch(false, true, -1, p, p.Sub(0, 0, nb1, kb), 1, a.Sub(k1, k1, r, nb1), true); err != nil {
+			return err
+		}
+		if err := handOver(main, s.q); err != nil {
+			return err
+		}
+		if err := s.blockColumn(a, k1, nb1, info, count); err != nil {
+			return err
+		}
+		if r > nb1 {
+			q := p.Sub(nb1, 0, r-nb1, kb)
+			if err := e.gemmLaunch(false, true, -1, q, q, 1, a.Sub(k1+nb1, k1+nb1, r-nb1, r-nb1), true); err != nil {
+				return err
+			}
+		}
+		if err := handOver(s.q, main); err != nil {
+			return err
+		}
+		k = k1
+	}
+}
+
+// handOver makes the commands enqueued on to from now on wait for those
+// enqueued on from so far.
+func handOver(from, to *kernels.Queue) error {
+	ev, err := from.Marker()
+	if err != nil {
+		return err
+	}
+	defer ev.Release()
+	return to.WaitFor(ev)
+}
+
+// panelSolve solves the rows [j+jb, end) of the block column [j, j+jb)
+// against its factored diagonal block.
+func (e *Engine) panelSolve(a Mat, j, jb, end int) error {
+	r := end - j - jb
+	if r <= 0 {
+		return nil
+	}
+	return e.Trsm(Right, Lower, true, NonUnit, 1, a.Sub(j, j, jb, jb), a.Sub(j+jb, j, r, jb))
 }
 
 // panelUpdate solves the rows [j+jb, end) of the block column [j, j+jb)
@@ -152,7 +295,9 @@ func (e *Engine) potrfLocal() int {
 
 // PotrfSteps is where a blocked Potrf spends its time: the diagonal
 // blocks (recursive, latency-bound), the panel solves (Trsm) and the
-// trailing updates (Syrk).
+// trailing updates (Syrk). Where a block column's diagonal block and panel
+// are factored together (potrfTall, the register form of potrf.cl: GPUs
+// and PoCL), Diagonal holds both and Panel stays 0.
 type PotrfSteps struct {
 	Diagonal, Panel, Update time.Duration
 }
@@ -192,21 +337,30 @@ func (e *Engine) PotrfTimed(a Mat, info *Info) (PotrfSteps, error) {
 	if nb == 0 || n == 0 {
 		return st, timed(&st.Diagonal, func() error { return e.potrfRec(a, 0, n, info) })
 	}
+	count, err := e.panelCounters(n)
+	if err != nil {
+		return st, err
+	}
+	defer count.Release()
 	for k := 0; k < n; k += nb {
 		kb := min(nb, n-k)
-		if err := timed(&st.Diagonal, func() error { return e.potrfRec(a, k, k+kb, info) }); err != nil {
-			return st, err
-		}
 		r := n - k - kb
+		if e.potrfPanelK != nil {
+			if err := timed(&st.Diagonal, func() error { return e.blockColumn(a, k, kb, info, count) }); err != nil {
+				return st, err
+			}
+		} else {
+			if err := timed(&st.Diagonal, func() error { return e.potrfRec(a, k, k+kb, info) }); err != nil {
+				return st, err
+			}
+			if err := timed(&st.Panel, func() error { return e.panelSolve(a, k, kb, n) }); err != nil {
+				return st, err
+			}
+		}
 		if r <= 0 {
 			break
 		}
 		p := a.Sub(k+kb, k, r, kb)
-		if err := timed(&st.Panel, func() error {
-			return e.Trsm(Right, Lower, true, NonUnit, 1, a.Sub(k, k, kb, kb), p)
-		}); err != nil {
-			return st, err
-		}
 		if err := timed(&st.Update, func() error {
 			return e.gemmLaunch(false, true, -1, p, p, 1, a.Sub(k+kb, k+kb, r, r), true)
 		}); err != nil {

@@ -116,7 +116,7 @@ func (e *Engine) trsmBlock(side Side, lowerM, tr, unit bool, alpha float64, mkk,
 		nv, vstride, estride = b.Rows, 1, b.ld()
 	}
 	g := (nv + trsmVectors - 1) / trsmVectors
-	return e.trsmBlockK.Launch([]int{g * trsmVectors}, []int{trsmVectors},
+	return e.trsmBlockK.LaunchOn(e.q, []int{g * trsmVectors}, []int{trsmVectors},
 		int32(kb), int32(nv), b2i(lowerM), b2i(tr), b2i(unit), e.scalar(alpha),
 		mkk.Buf, mkk.Off, mkk.ld(), sub.Buf, sub.Off, vstride, estride)
 }

@@ -90,6 +90,9 @@ var Configs = []Config{
 	{64, 128, 8, 8, 8},
 	{128, 64, 8, 8, 8},
 	{256, 64, 8, 8, 8},
+	{64, 256, 8, 8, 8},
+	{128, 128, 8, 8, 4},
+	{128, 64, 8, 4, 8},
 }
 
 // candidates returns the configurations worth timing on dev. On a CPU

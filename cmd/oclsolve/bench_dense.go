@@ -29,15 +29,18 @@ import (
 
 // denseBenchResult is one row of `oclsolve bench dense --json`.
 type denseBenchResult struct {
-	Op      string  `json:"op"` // gemm, syrk, trsm, potrf, cholesky, lu, tune
-	DType   string  `json:"dtype"`
-	N       int     `json:"n"`
-	Block   int     `json:"block,omitempty"`  // potrf outer block (absent: recursive)
-	Config  string  `json:"config,omitempty"` // GEMM tile configuration
-	TimeS   float64 `json:"time_s"`
-	GFLOPS  float64 `json:"gflops"`
-	FactorS float64 `json:"factor_s,omitempty"` // cholesky and lu: the factorization alone
-	SolveS  float64 `json:"solve_s,omitempty"`  // cholesky and lu: the solve alone
+	Op    string `json:"op"` // gemm, syrk, trsm, potrf, cholesky, lu, tune
+	DType string `json:"dtype"`
+	N     int    `json:"n"`
+	Block int    `json:"block,omitempty"` // potrf outer block (absent: recursive)
+	// Lookahead (potrf): "on" when the next block column was factored on
+	// the side queue beside the trailing update, "off" when not.
+	Lookahead string  `json:"lookahead,omitempty"`
+	Config    string  `json:"config,omitempty"` // GEMM tile configuration
+	TimeS     float64 `json:"time_s"`
+	GFLOPS    float64 `json:"gflops"`
+	FactorS   float64 `json:"factor_s,omitempty"` // cholesky and lu: the factorization alone
+	SolveS    float64 `json:"solve_s,omitempty"`  // cholesky and lu: the solve alone
 	// BackwardError is ||b - A x||inf / (||A||inf ||x||inf + ||b||inf) of
 	// the last solve (cholesky and lu), computed on the host.
 	BackwardError float64 `json:"backward_error,omitempty"`
@@ -56,18 +59,19 @@ type denseBenchReport struct {
 
 // denseBenchFlags are the flags of `oclsolve bench dense`.
 type denseBenchFlags struct {
-	sizes, ops, dtypes, blocks string
-	reps                       int
-	asJSON                     bool
+	sizes, ops, dtypes, blocks, look string
+	reps                             int
+	asJSON                           bool
 }
 
 func runBenchDense(args []string) error {
 	fs := newFlagSet("bench dense")
 	var f denseBenchFlags
 	fs.StringVar(&f.sizes, "sizes", "", "matrix orders (default 1024,2048,4096 on a GPU, 256,512,1024 elsewhere)")
-	fs.StringVar(&f.ops, "ops", "gemm,syrk,trsm,potrf,cholesky,lu", "what to measure: gemm,syrk,trsm,potrf,cholesky,lu,tune (tune: every GEMM configuration at each size)")
+	fs.StringVar(&f.ops, "ops", "gemm,syrk,trsm,potrf,cholesky,lu", "what to measure: gemm,syrk,trsm,potrf,cholesky,lu,tune,latency (tune: every GEMM configuration at each size; latency: the time per launch of n chained 1x1 products)")
 	fs.StringVar(&f.dtypes, "dtype", "float64", "float64, float32 or both")
 	fs.StringVar(&f.blocks, "nb", "", "POTRF outer block widths to compare besides the engine's (0: recursive)")
+	fs.StringVar(&f.look, "lookahead", "on", "POTRF look-ahead on the side queue: on, off or both")
 	fs.IntVar(&f.reps, "reps", 3, "runs per measurement (the best counts)")
 	fs.BoolVar(&f.asJSON, "json", false, "print JSON instead of a table")
 	pos, err := parseInterspersed(fs, args)
@@ -92,6 +96,10 @@ func runBenchDense(args []string) error {
 	if err != nil {
 		return err
 	}
+	looks, ok := map[string][]bool{"on": {true}, "off": {false}, "both": {true, false}}[f.look]
+	if !ok {
+		return fmt.Errorf("%w: --lookahead on|off|both", errUsage)
+	}
 	rep := &denseBenchReport{Device: dev.Name(), Configs: map[string]string{}}
 	for _, dt := range dts {
 		e, err := dense.For(dev, dt)
@@ -101,7 +109,7 @@ func runBenchDense(args []string) error {
 		rep.Configs[dt.String()] = e.Config().String() + " (" + e.Source + ")"
 		for _, op := range strings.Split(f.ops, ",") {
 			for _, n := range ns {
-				if err := rep.measure(dev, e, op, n, nbs, f.reps); err != nil {
+				if err := rep.measure(dev, e, op, n, nbs, looks, f.reps); err != nil {
 					return err
 				}
 			}
@@ -164,6 +172,9 @@ func denseBenchDTypes(s string) ([]dense.DType, error) {
 func (rep *denseBenchReport) add(r denseBenchResult) {
 	rep.Results = append(rep.Results, r)
 	steps := ""
+	if r.Lookahead != "" {
+		steps = fmt.Sprintf("(nb %d, look-ahead %s) ", r.Block, r.Lookahead)
+	}
 	if r.Steps != nil {
 		steps = fmt.Sprintf("(nb %d, waiting per step: diagonal %.1f ms, panel %.1f ms, update %.1f ms) ",
 			r.Block, r.Steps["diagonal"], r.Steps["panel"], r.Steps["update"])
@@ -172,7 +183,7 @@ func (rep *denseBenchReport) add(r denseBenchResult) {
 }
 
 // measure runs one --ops entry at order n.
-func (rep *denseBenchReport) measure(dev *kernels.Device, e *dense.Engine, op string, n int, nbs []int, reps int) error {
+func (rep *denseBenchReport) measure(dev *kernels.Device, e *dense.Engine, op string, n int, nbs []int, looks []bool, reps int) error {
 	dt := e.DType()
 	switch op {
 	case "tune":
@@ -191,11 +202,21 @@ func (rep *denseBenchReport) measure(dev *kernels.Device, e *dense.Engine, op st
 				TimeS: 2 * float64(n) * float64(n) * float64(n) / rates[c] / 1e9})
 		}
 	case "potrf":
+		var vs []potrfVariant
 		for _, nb := range append([]int{-1}, nbs...) {
-			rep.add(benchDenseKernel(e, op, n, nb, reps))
+			for _, la := range looks {
+				vs = append(vs, potrfVariant{nb, la})
+			}
+		}
+		for _, r := range benchDenseKernel(e, op, n, vs, reps) {
+			rep.add(r)
 		}
 	case "gemm", "syrk", "trsm":
-		rep.add(benchDenseKernel(e, op, n, 0, reps))
+		for _, r := range benchDenseKernel(e, op, n, nil, reps) {
+			rep.add(r)
+		}
+	case "latency":
+		rep.add(benchDenseLatency(e, n))
 	case "cholesky":
 		if dt == dense.Float64 {
 			rep.add(benchDenseCholesky(n, reps))
@@ -241,25 +262,20 @@ func parseInts(s string) ([]int, error) {
 	return out, nil
 }
 
+// potrfVariant is one POTRF setting to time: the outer block (-1: the
+// engine's) and look-ahead.
+type potrfVariant struct {
+	nb        int
+	lookahead bool
+}
+
 // benchDenseKernel times one kernel-core operation on n x n device
-// matrices. POTRF refactors a pristine SPD copy each run (the copy is not
-// timed).
-func benchDenseKernel(e *dense.Engine, op string, n, nb, reps int) (r denseBenchResult) {
+// matrices, for POTRF once per variant on the same matrices. POTRF
+// refactors a pristine SPD copy each run (the copy is not timed).
+func benchDenseKernel(e *dense.Engine, op string, n int, variants []potrfVariant, reps int) []denseBenchResult {
 	dev, dt := e.Device(), e.DType()
-	r = denseBenchResult{Op: op, DType: dt.String(), N: n, Config: e.Config().String()}
-	fail := func(err error) denseBenchResult { r.Error = err.Error(); return r }
-	if op == "potrf" {
-		r.Block = e.BlockSize()
-		if nb >= 0 {
-			old := e.BlockSize()
-			if err := e.SetBlockSize(nb); err != nil {
-				return fail(err)
-			}
-			defer e.SetBlockSize(old)
-			r.Block = nb
-		}
-	}
-	bytes := int64(n) * int64(n) * dt.Size()
+	r0 := denseBenchResult{Op: op, DType: dt.String(), N: n, Config: e.Config().String()}
+	fail := func(err error) []denseBenchResult { r0.Error = err.Error(); return []denseBenchResult{r0} }
 	bufs, err := denseBenchBuffers(dev, dt, n)
 	defer func() {
 		for _, b := range bufs {
@@ -273,7 +289,6 @@ func benchDenseKernel(e *dense.Engine, op string, n, nb, reps int) (r denseBench
 	fn := float64(n)
 	var flops float64
 	var run func() error
-	var info *dense.Info
 	prepare := func() error { return nil }
 	switch op {
 	case "gemm":
@@ -286,47 +301,115 @@ func benchDenseKernel(e *dense.Engine, op string, n, nb, reps int) (r denseBench
 		flops = fn * fn * fn
 		run = func() error { return e.Trsm(dense.Left, dense.Lower, false, dense.NonUnit, 1, m(0), m(1)) }
 	case "potrf":
-		flops = fn * fn * fn / 3
-		if err := denseBenchSPD(e, bufs, n); err != nil {
-			return fail(err)
-		}
-		var err error
-		info, err = dense.NewInfo(dev)
-		if err != nil {
-			return fail(err)
-		}
-		defer info.Release()
-		prepare = func() error {
-			if err := bufs[3].CopyTo(bufs[2], 0, 0, bytes); err != nil {
-				return err
-			}
-			return info.Reset()
-		}
-		run = func() error { return e.Potrf(m(2), info) }
-		defer func() {
-			if r.Error == "" {
-				if col, err := info.Column(); err != nil || col >= 0 {
-					r.Error = fmt.Sprintf("factorization failed at column %d (%v)", col, err)
-				}
-			}
-		}()
+		return benchDensePotrf(e, n, variants, reps, bufs)
 	}
 	best, err := denseBenchBest(dev, reps, prepare, run)
 	if err != nil {
 		return fail(err)
 	}
-	r.TimeS = best.Seconds()
-	r.GFLOPS = flops / best.Seconds() / 1e9
-	if op == "potrf" && r.Block > 0 {
-		if err := prepare(); err != nil {
-			return fail(err)
-		}
-		st, err := e.PotrfTimed(m(2), info)
-		if err != nil {
-			return fail(err)
-		}
-		r.Steps = map[string]float64{"diagonal": ms(st.Diagonal), "panel": ms(st.Panel), "update": ms(st.Update)}
+	r0.TimeS = best.Seconds()
+	r0.GFLOPS = flops / best.Seconds() / 1e9
+	return []denseBenchResult{r0}
+}
+
+// benchDensePotrf times Potrf in each variant on the buffers of
+// benchDenseKernel (the SPD matrix made once), restoring the engine's
+// settings afterwards.
+func benchDensePotrf(e *dense.Engine, n int, variants []potrfVariant, reps int, bufs []*kernels.Buffer) []denseBenchResult {
+	dev, dt := e.Device(), e.DType()
+	bytes := int64(n) * int64(n) * dt.Size()
+	fn := float64(n)
+	m := func(i int) dense.Mat { return dense.Mat{Buf: bufs[i], Rows: n, Cols: n, LD: n} }
+	base := denseBenchResult{Op: "potrf", DType: dt.String(), N: n, Config: e.Config().String()}
+	fail := func(err error) []denseBenchResult { base.Error = err.Error(); return []denseBenchResult{base} }
+	if err := denseBenchSPD(e, bufs, n); err != nil {
+		return fail(err)
 	}
+	info, err := dense.NewInfo(dev)
+	if err != nil {
+		return fail(err)
+	}
+	defer info.Release()
+	oldNB, oldLA := e.BlockSize(), e.Lookahead()
+	defer func() {
+		e.SetBlockSize(oldNB)
+		e.SetLookahead(oldLA)
+	}()
+	prepare := func() error {
+		if err := bufs[3].CopyTo(bufs[2], 0, 0, bytes); err != nil {
+			return err
+		}
+		return info.Reset()
+	}
+	var out []denseBenchResult
+	for _, v := range variants {
+		r := base
+		r.Block = oldNB
+		if v.nb >= 0 {
+			r.Block = v.nb
+		}
+		if err := e.SetBlockSize(r.Block); err != nil {
+			r.Error = err.Error()
+			out = append(out, r)
+			continue
+		}
+		e.SetLookahead(v.lookahead)
+		r.Lookahead = map[bool]string{true: "on", false: "off"}[v.lookahead]
+		best, err := denseBenchBest(dev, reps, prepare, func() error { return e.Potrf(m(2), info) })
+		if err == nil {
+			if col, cerr := info.Column(); cerr != nil || col >= 0 {
+				err = fmt.Errorf("factorization failed at column %d (%v)", col, cerr)
+			}
+		}
+		if err == nil && r.Block > 0 && !v.lookahead {
+			var st dense.PotrfSteps
+			if err = prepare(); err == nil {
+				st, err = e.PotrfTimed(m(2), info)
+			}
+			r.Steps = map[string]float64{"diagonal": ms(st.Diagonal), "panel": ms(st.Panel), "update": ms(st.Update)}
+		}
+		if err != nil {
+			r.Error = err.Error()
+		} else {
+			r.TimeS = best.Seconds()
+			r.GFLOPS = fn * fn * fn / 3 / best.Seconds() / 1e9
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// benchDenseLatency times n launches of a 1 x 1 x 1 GEMM in a row, each
+// reading the previous one's output, and reports the time per launch:
+// the floor under every latency-bound step (diagonal blocks, panels).
+func benchDenseLatency(e *dense.Engine, n int) (r denseBenchResult) {
+	dev, dt := e.Device(), e.DType()
+	r = denseBenchResult{Op: "latency", DType: dt.String(), N: n, Config: e.Config().String()}
+	b, err := dev.Alloc(2 * dt.Size())
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	defer b.Release()
+	if err := writeTyped(b, dt, []float64{1, 1}); err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	x, y := dense.Mat{Buf: b, Rows: 1, Cols: 1, LD: 1}, dense.Mat{Buf: b, Off: 1, Rows: 1, Cols: 1, LD: 1}
+	run := func() error {
+		for i := 0; i < n; i++ {
+			if err := e.Gemm(false, false, 1, x, x, 0.5, y); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	best, err := denseBenchBest(dev, 2, func() error { return nil }, run)
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	r.TimeS = best.Seconds() / float64(n)
 	return r
 }
 
@@ -571,6 +654,9 @@ func printDenseBench(w io.Writer, rep denseBenchReport) {
 		blk := ""
 		if r.Block > 0 {
 			blk = strconv.Itoa(r.Block)
+			if r.Lookahead == "on" {
+				blk += " look-ahead"
+			}
 		} else if r.Op == "potrf" {
 			blk = "rec"
 		}
