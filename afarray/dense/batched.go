@@ -122,7 +122,7 @@ func (e *Engine) gemmBatched(op string, transA, transB bool, alpha float64, a, b
 	if c.Len() == 0 || c.maxRows == 0 || c.maxCols == 0 {
 		return nil
 	}
-	cfg := e.cfg
+	cfg := e.tiled
 	wx, wy := cfg.MT/cfg.TM, cfg.NT/cfg.TN
 	gm, gn := (c.maxRows+cfg.MT-1)/cfg.MT, (c.maxCols+cfg.NT-1)/cfg.NT
 	return e.gemmBatchedK.Launch([]int{gm * wx, gn * wy, c.Len()}, []int{wx, wy, 1},

@@ -902,7 +902,7 @@ func FuzzParseConfig(f *testing.F) {
 	for _, c := range Configs {
 		f.Add(c.String())
 	}
-	for _, s := range []string{"", "0x0x0/0x0", "64x64x16/4x5", "-64x64x16/4x4", "64x64x16/4x4x", "999999999x1x1/1x1"} {
+	for _, s := range []string{"", "0x0x0/0x0", "64x64x16/4x5", "-64x64x16/4x4", "64x64x16/4x4x", "999999999x1x1/1x1", "64x64x0/12x8", "64x64x0/0x8", "8x8x0/8x0"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -37,6 +37,8 @@ type Engine struct {
 	cfg Config
 
 	gemmK, gemmBatchedK                             *kernels.Kernel
+	gemmDirectK                                     *kernels.Kernel // with a direct configuration
+	tiled                                           Config          // geometry of gemmK: cfg, or cfg.Tiled() when direct
 	trsmBlockK, trsmBatchedK, potrfBlockK, potrfBat *kernels.Kernel
 	potrfPanelK                                     *kernels.Kernel // nil where potrf.cl's register form does not build
 
@@ -106,7 +108,7 @@ func NewWithConfig(dev *kernels.Device, dt DType, cfg Config) (*Engine, error) {
 	if err := cfg.fits(dev, dt); err != nil {
 		return nil, err
 	}
-	e := &Engine{dev: dev, dt: dt, cfg: cfg, Source: "fixed"}
+	e := &Engine{dev: dev, dt: dt, cfg: cfg, tiled: cfg.Tiled(), Source: "fixed"}
 	gp, err := dev.Build(cfg.options(dt, isGPU(dev) || pairsOnCPU), kernels.Source{Name: "gemm.cl", Text: gemmSource})
 	if err != nil {
 		return nil, err
@@ -148,9 +150,18 @@ func NewWithConfig(dev *kernels.Device, dt DType, cfg Config) (*Engine, error) {
 	}
 	e.nb = defaultBlock
 	e.lookahead = true
-	if e.gemmK.MaxWorkGroupSize() < cfg.WorkGroup() {
+	if cfg.Direct() {
+		if e.gemmDirectK, err = gp.Kernel("gemm_direct"); err != nil {
+			return nil, err
+		}
+		if e.gemmDirectK.MaxWorkGroupSize() < cfg.WorkGroup() {
+			return nil, fmt.Errorf("dense: %w: configuration %s needs %d work-items, the kernel allows %d on %s",
+				ErrDevice, cfg, cfg.WorkGroup(), e.gemmDirectK.MaxWorkGroupSize(), info.Name)
+		}
+	}
+	if e.gemmK.MaxWorkGroupSize() < e.tiled.WorkGroup() {
 		return nil, fmt.Errorf("dense: %w: configuration %s needs %d work-items, the kernel allows %d on %s",
-			ErrDevice, cfg, cfg.WorkGroup(), e.gemmK.MaxWorkGroupSize(), info.Name)
+			ErrDevice, e.tiled, e.tiled.WorkGroup(), e.gemmK.MaxWorkGroupSize(), info.Name)
 	}
 	return e, nil
 }
@@ -227,8 +238,8 @@ func (e *Engine) onSide() (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.side = &Engine{dev: e.dev, dt: e.dt, cfg: e.cfg,
-		gemmK: e.gemmK, gemmBatchedK: e.gemmBatchedK,
+	e.side = &Engine{dev: e.dev, dt: e.dt, cfg: e.cfg, tiled: e.tiled,
+		gemmK: e.gemmK, gemmBatchedK: e.gemmBatchedK, gemmDirectK: e.gemmDirectK,
 		trsmBlockK: e.trsmBlockK, trsmBatchedK: e.trsmBatchedK, potrfBlockK: e.potrfBlockK, potrfBat: e.potrfBat,
 		potrfPanelK: e.potrfPanelK,
 		pb:          e.pb, nb: e.nb, q: q, Source: e.Source}

@@ -210,3 +210,85 @@ void gemm_batched(int ta, int tb, T alpha,
 	if (i0 >= m || j0 >= n || (lower && j0 > i0 + MT - 1)) return;
 	gemm_tile(m, n, k, ta, tb, alpha, A + a[0], (int)a[3], B + b[0], (int)b[3], beta, C + c[0], (int)c[3], i0, j0, lower, As, Bs);
 }
+
+#ifdef DMR
+// gemm_direct: the product for CPU devices (configurations with KT = 0).
+// PoCL runs a work-group as a loop over its work-items on one thread, so
+// local-memory tiles and barriers only add copies and loop splits there.
+// Here each work-item computes a DMR x DNR block of C (DMR a multiple of
+// 8) over the whole depth: per step p it loads DMR/8 vectors of 8
+// consecutive elements of A's column p (one cache line each) and
+// multiplies them by DNR broadcast elements of op(B) into DMR/8 x DNR
+// vector accumulators that stay in SIMD registers, the k loop innermost:
+// the register micro-kernel of CPU BLAS libraries, written with OpenCL
+// vector types so PoCL emits it as such. op(A) must be A (transposed A
+// goes to the tiled kernel). Items of a group share their columns of B,
+// which stay in the core's cache while the group runs. Blocks at the
+// edges of C run a scalar loop.
+#define DV (DMR / 8)
+#define V8 VEC8(T)
+#define VEC8_(t) t##8
+#define VEC8(t) VEC8_(t)
+__kernel __attribute__((reqd_work_group_size(DWX, DWY, 1)))
+void gemm_direct(int m, int n, int k, int tb, T alpha,
+                 __global const T *A, long offa, int lda, __global const T *B, long offb, int ldb,
+                 T beta, __global T *C, long offc, int ldc, int lower) {
+	int i0 = get_global_id(0) * DMR, j0 = get_global_id(1) * DNR;
+	if (i0 >= m || j0 >= n || (lower && j0 > i0 + DMR - 1)) return;
+	A += offa + i0;
+	B += offb + (tb ? (long)j0 : (long)ldb * j0);
+	C += offc + i0 + (long)ldc * j0;
+	// B(p, c) of op(B) relative to column j0: element stride along p and c
+	long bp = tb ? ldb : 1, bc = tb ? 1 : ldb;
+	if (i0 + DMR <= m && j0 + DNR <= n) {
+		V8 acc[DV][DNR];
+#pragma unroll
+		for (int v = 0; v < DV; v++)
+#pragma unroll
+			for (int c = 0; c < DNR; c++) acc[v][c] = (V8)0;
+		for (int p = 0; p < k; p++) {
+			__global const T *ap = A + (long)lda * p;
+			__global const T *bq = B + bp * p;
+			V8 av[DV];
+#pragma unroll
+			for (int v = 0; v < DV; v++) av[v] = vload8(v, ap);
+#pragma unroll
+			for (int c = 0; c < DNR; c++) {
+				V8 b = (V8)(bq[bc * c]);
+#pragma unroll
+				for (int v = 0; v < DV; v++) acc[v][c] = fma(av[v], b, acc[v][c]);
+			}
+		}
+		int diag = lower && j0 + DNR - 1 > i0; // a block the diagonal crosses
+#pragma unroll
+		for (int c = 0; c < DNR; c++) {
+			__global T *cc = C + (long)ldc * c;
+#pragma unroll
+			for (int v = 0; v < DV; v++) {
+				V8 r = alpha * acc[v][c];
+				if (!diag) {
+					if (beta != (T)0) r += beta * vload8(v, cc);
+					vstore8(r, v, cc);
+				} else {
+					T rv[8];
+					vstore8(r, 0, rv);
+					for (int e = 0; e < 8; e++) {
+						int i = i0 + 8 * v + e;
+						if (i >= j0 + c) cc[8 * v + e] = beta == (T)0 ? rv[e] : rv[e] + beta * cc[8 * v + e];
+					}
+				}
+			}
+		}
+		return;
+	}
+	for (int c = 0; c < DNR && j0 + c < n; c++) {
+		for (int a = 0; a < DMR && i0 + a < m; a++) {
+			if (lower && i0 + a < j0 + c) continue;
+			T s = 0;
+			for (int p = 0; p < k; p++) s = fma(A[a + (long)lda * p], B[bp * p + bc * c], s);
+			long o = a + (long)ldc * c;
+			C[o] = beta == (T)0 ? alpha * s : alpha * s + beta * C[o];
+		}
+	}
+}
+#endif

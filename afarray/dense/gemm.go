@@ -69,7 +69,16 @@ func (e *Engine) gemmLaunch(transA, transB bool, alpha float64, a, b Mat, beta f
 	if m == 0 || n == 0 {
 		return nil
 	}
-	cfg := e.cfg
+	if e.gemmDirectK != nil && !transA {
+		cfg := e.cfg
+		wx, wy := cfg.MT/cfg.TM, cfg.NT/cfg.TN
+		gm, gn := (m+cfg.MT-1)/cfg.MT, (n+cfg.NT-1)/cfg.NT
+		return e.gemmDirectK.LaunchOn(e.q, []int{gm * wx, gn * wy}, []int{wx, wy},
+			int32(m), int32(n), int32(k), b2i(transB), e.scalar(alpha),
+			bufOf(a, c), a.Off, a.ld(), bufOf(b, c), b.Off, b.ld(),
+			e.scalar(beta), c.Buf, c.Off, c.ld(), b2i(lower))
+	}
+	cfg := e.tiled
 	wx, wy := cfg.MT/cfg.TM, cfg.NT/cfg.TN
 	gm, gn := (m+cfg.MT-1)/cfg.MT, (n+cfg.NT-1)/cfg.NT
 	return e.gemmK.LaunchOn(e.q, []int{gm * wx, gn * wy}, []int{wx, wy},
