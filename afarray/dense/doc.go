@@ -54,14 +54,25 @@
 // memory (the next slice is loaded into registers while the current one
 // is multiplied, one barrier per slice). On GPUs the inner loop reads the
 // local tiles in aligned pairs (double2: half the load instructions);
-// PoCL compiles those badly, so CPUs read single words. SYRK is the same kernel writing
+// PoCL compiles those badly, so CPUs read single words. CPUs run the
+// direct form instead (configurations with KT = 0, gemm_direct): no local
+// memory, each work-item a 16 x 8 block of C in vector registers over the
+// whole depth, as a CPU BLAS micro-kernel; products with A transposed and
+// batches run the tiled kernel there. SYRK is the same kernel writing
 // only the lower triangle (tiles above the diagonal leave at once). TRSM is
 // recursive: halves solved in turn with one deep GEMM update between them,
 // 32-wide leaves solved in local memory. POTRF is right-looking in 512-column
-// blocks (Trsm for the panel, Syrk for the update), each diagonal block
-// factored recursively the same way down to leaves of up to 64 columns
-// factored by one work-group in local memory. PotrfTimed runs the same
-// steps with a wait after each and says where the time goes (benchmarks).
+// blocks (Syrk for the trailing update). Each block column (diagonal block
+// and the panel below it) is factored recursively by columns down to
+// 64-column leaves, each one potrf_panel launch in which every work-group
+// factors the diagonal block in registers and solves its rows of the panel
+// (where that register kernel does not build, the diagonal block is
+// factored recursively and the panel solved by Trsm). With look-ahead (the
+// default; SetLookahead) the next block column is updated first and
+// factored on the device's side queue while the main queue updates the
+// rest of the trailing matrix. PotrfTimed runs the steps without
+// look-ahead with a wait after each and says where the time goes
+// (benchmarks).
 //
 // The tile configuration (Configs) is chosen per device and element type
 // at first use: each candidate is timed on a square product and the
