@@ -42,6 +42,7 @@ func init() {
 			"BuildError":       reflect.TypeOf((*p_github_com_oclsolve_oclsolve_kernels.BuildError)(nil)).Elem(),
 			"Device":           reflect.TypeOf((*p_github_com_oclsolve_oclsolve_kernels.Device)(nil)).Elem(),
 			"DeviceInfo":       reflect.TypeOf((*p_github_com_oclsolve_oclsolve_kernels.DeviceInfo)(nil)).Elem(),
+			"Event":            reflect.TypeOf((*p_github_com_oclsolve_oclsolve_kernels.Event)(nil)).Elem(),
 			"Exchange":         reflect.TypeOf((*p_github_com_oclsolve_oclsolve_kernels.Exchange)(nil)).Elem(),
 			"Image":            reflect.TypeOf((*p_github_com_oclsolve_oclsolve_kernels.Image)(nil)).Elem(),
 			"Kernel":           reflect.TypeOf((*p_github_com_oclsolve_oclsolve_kernels.Kernel)(nil)).Elem(),
@@ -50,6 +51,7 @@ func init() {
 			"OutOfMemoryError": reflect.TypeOf((*p_github_com_oclsolve_oclsolve_kernels.OutOfMemoryError)(nil)).Elem(),
 			"Program":          reflect.TypeOf((*p_github_com_oclsolve_oclsolve_kernels.Program)(nil)).Elem(),
 			"ProgramSet":       reflect.TypeOf((*p_github_com_oclsolve_oclsolve_kernels.ProgramSet)(nil)).Elem(),
+			"Queue":            reflect.TypeOf((*p_github_com_oclsolve_oclsolve_kernels.Queue)(nil)).Elem(),
 			"Source":           reflect.TypeOf((*p_github_com_oclsolve_oclsolve_kernels.Source)(nil)).Elem(),
 		},
 		Untypeds: map[string]string{
