@@ -17,8 +17,11 @@ import (
 var clFiles embed.FS
 
 // clSources returns the named .cl files of this folder as build sources.
-// A name that is not there is a mistake in this package, which the first
-// program built with it (every test builds them) reports by panicking.
+// A name that is not there is a mistake in this package, which it reports
+// by panicking: at package initialization for the programs declared at
+// package level (cgProgram, denseProgram, ...), so any binary importing
+// the package fails at start, and at the first build for the others
+// (every test builds them all).
 func clSources(names ...string) []kernels.Source {
 	srcs := make([]kernels.Source, len(names))
 	for i, name := range names {

@@ -41,10 +41,18 @@ func checkPerm(perm []int, n int) ([]int, error) {
 }
 
 // squarePerm is checkPerm for a matrix stored with both dimensions (COO,
-// CSR): a valid one (valid is its Validate result) that is square.
-func squarePerm(valid error, rows, cols int, perm []int) ([]int, error) {
-	if valid != nil {
-		return nil, valid
+// CSR) that must be valid and square. It reads m's dimensions only after
+// m.Validate passed, so a nil matrix gives Validate's error, not a panic.
+func squarePerm(m interface{ Validate() error }, perm []int) ([]int, error) {
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	var rows, cols int
+	switch m := m.(type) {
+	case *COO:
+		rows, cols = m.Rows, m.Cols
+	case *CSR:
+		rows, cols = m.Rows, m.Cols
 	}
 	if rows != cols {
 		return nil, errNotSquare(rows, cols)
@@ -85,7 +93,7 @@ func gather(x []float64, idx []int) []float64 {
 // c. The entries keep their order; a Symmetric c stays Symmetric with its
 // entries moved to the lower triangle.
 func (c *COO) Permute(perm []int) (*COO, error) {
-	inv, err := squarePerm(c.Validate(), c.Rows, c.Cols, perm)
+	inv, err := squarePerm(c, perm)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +118,7 @@ func (c *COO) Permute(perm []int) (*COO, error) {
 // Permute returns P a Pᵀ for a square a: new row i is old row perm[i], with
 // its columns renumbered and sorted.
 func (a *CSR) Permute(perm []int) (*CSR, error) {
-	inv, err := squarePerm(a.Validate(), a.Rows, a.Cols, perm)
+	inv, err := squarePerm(a, perm)
 	if err != nil {
 		return nil, err
 	}

@@ -177,3 +177,23 @@ func TestRCMProperties(t *testing.T) {
 		}
 	}
 }
+
+// A nil matrix is an error of its Validate, never a panic (a refactoring
+// once read its dimensions before validating).
+func TestPermuteNilMatrix(t *testing.T) {
+	for name, f := range map[string]func() error{
+		"COO": func() error { _, err := (*COO)(nil).Permute([]int{0}); return err },
+		"CSR": func() error { _, err := (*CSR)(nil).Permute([]int{0}); return err },
+	} {
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("%s: nil Permute panics: %v", name, r)
+				}
+			}()
+			if err := f(); !errors.Is(err, ErrShape) {
+				t.Errorf("%s: nil Permute: %v, want ErrShape", name, err)
+			}
+		}()
+	}
+}

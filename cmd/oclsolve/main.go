@@ -224,18 +224,18 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 }
 
 // parseFlags parses a command's flags and returns its positional arguments,
-// from min to max of them. A malformed flag or another count of arguments is
+// from least to most of them. A malformed flag or another count of arguments is
 // a usage error (exit status 2, the usage line printed); want says what the
 // arguments should be, and a command that takes none names the first one
 // instead. -h's flag.ErrHelp passes through, wrapped.
-func parseFlags(fs *flag.FlagSet, args []string, min, max int, want string) ([]string, error) {
+func parseFlags(fs *flag.FlagSet, args []string, least, most int, want string) ([]string, error) {
 	if err := fs.Parse(args); err != nil {
 		return nil, fmt.Errorf("%w: %w", errUsage, err)
 	}
 	switch n := fs.NArg(); {
-	case n > 0 && max == 0:
+	case n > 0 && most == 0:
 		return nil, fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
-	case n < min || n > max:
+	case n < least || n > most:
 		return nil, fmt.Errorf("%w: want %s", errUsage, want)
 	}
 	return fs.Args(), nil
