@@ -100,23 +100,21 @@ func Finalize() error {
 
 // Rank returns this process's rank in MPI_COMM_WORLD, initializing PETSc if
 // needed (0 if that fails).
-func Rank() int {
-	mu.Lock()
-	defer mu.Unlock()
-	if initLocked() != nil {
-		return 0
-	}
-	return int(C.ocs_rank())
-}
+func Rank() int { return worldQuery(0, func() C.int { return C.ocs_rank() }) }
 
 // Size returns the number of ranks (1 if initialization fails).
-func Size() int {
+func Size() int { return worldQuery(1, func() C.int { return C.ocs_size() }) }
+
+// worldQuery is Rank and Size: get's answer once PETSc is initialized
+// (under the engine's lock), or what a lone process would answer, alone,
+// when initialization fails.
+func worldQuery(alone int, get func() C.int) int {
 	mu.Lock()
 	defer mu.Unlock()
 	if initLocked() != nil {
-		return 1
+		return alone
 	}
-	return int(C.ocs_size())
+	return int(get())
 }
 
 // PETSc error codes (petscerror.h) with a typed meaning.
