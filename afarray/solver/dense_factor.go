@@ -49,14 +49,7 @@ func (f *denseFactor) as(ldlt bool) *denseFactor {
 
 func (f *denseFactor) factorize(a *afarray.Array, v Variant, inPlace bool) error {
 	f.release()
-	v, err := normVariant(v)
-	if err != nil {
-		return err
-	}
-	if _, err := float64Buffer(a, f.name()+" matrix"); err != nil {
-		return err
-	}
-	n, err := squareOrder(a)
+	v, _, n, err := denseOperand(v, a, f.name()+" matrix")
 	if err != nil {
 		return err
 	}

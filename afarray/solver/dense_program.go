@@ -160,6 +160,26 @@ func float64Buffer(a *afarray.Array, what string) (*kernels.Buffer, error) {
 	return a.DeviceBuffer()
 }
 
+// denseOperand is the check every dense entry point (the dense
+// factorizations, GaussJordan, NewDenseOperator) starts with: the variant
+// ("" means Fast), then a usable, square, non-empty Float64 matrix a (what
+// names it in errors). It returns the variant, a's buffer and its order.
+func denseOperand(v Variant, a *afarray.Array, what string) (Variant, *kernels.Buffer, int, error) {
+	v, err := normVariant(v)
+	if err != nil {
+		return "", nil, 0, err
+	}
+	buf, err := float64Buffer(a, what)
+	if err != nil {
+		return "", nil, 0, err
+	}
+	n, err := squareOrder(a)
+	if err != nil {
+		return "", nil, 0, err
+	}
+	return v, buf, n, nil
+}
+
 // squareOrder returns the order of a square matrix array, or ErrShape.
 func squareOrder(a *afarray.Array) (int, error) {
 	r, c := a.Dims()

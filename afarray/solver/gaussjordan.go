@@ -39,11 +39,7 @@ func init() {
 // A zero pivot gives a *ZeroPivotError with its column; NaN or Inf in A or B
 // a *NonFiniteError; the solution is checked too. The status is read once.
 func GaussJordan(a, b *afarray.Array, v Variant) (*afarray.Array, error) {
-	v, err := normVariant(v)
-	if err != nil {
-		return nil, err
-	}
-	ab, err := float64Buffer(a, "GaussJordan matrix")
+	v, ab, n, err := denseOperand(v, a, "GaussJordan matrix")
 	if err != nil {
 		return nil, err
 	}
@@ -52,10 +48,6 @@ func GaussJordan(a, b *afarray.Array, v Variant) (*afarray.Array, error) {
 		return nil, err
 	}
 	if err := sameDevice(a, b); err != nil {
-		return nil, err
-	}
-	n, err := squareOrder(a)
-	if err != nil {
 		return nil, err
 	}
 	br, m := b.Dims()

@@ -43,15 +43,7 @@ type DenseOperator struct {
 // NewDenseOperator wraps the square Float64 matrix a (not copied; it must
 // outlive the operator). It checks a for NaN and Inf (one small read).
 func NewDenseOperator(a *afarray.Array, v Variant) (*DenseOperator, error) {
-	v, err := normVariant(v)
-	if err != nil {
-		return nil, err
-	}
-	buf, err := float64Buffer(a, "dense operator")
-	if err != nil {
-		return nil, err
-	}
-	n, err := squareOrder(a)
+	v, buf, n, err := denseOperand(v, a, "dense operator")
 	if err != nil {
 		return nil, err
 	}
