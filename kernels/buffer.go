@@ -248,8 +248,16 @@ func (b *Buffer) CopyTo(dst *Buffer, srcOff, dstOff, n int64) error {
 	return copyBuffer(b.dev.queue, b.mem, dst.mem, int(srcOff), int(dstOff), int(n))
 }
 
+// fillPiece is the most bytes one clEnqueueFillBuffer sets: larger fills
+// are cut into pieces (a variable so that tests can cut small ones).
+// NVIDIA's OpenCL fill faults on large sizes (pyopencl issue 395: from
+// 2^31 bytes on 2020 drivers, error -9999 at the next flush; on the
+// H200's driver a 22 GiB fill of doubles failed where 11.5 GB worked).
+var fillPiece int64 = 1 << 30
+
 // Fill enqueues setting n bytes at off to repetitions of pattern (whose
-// length must be 1, 2, 4, 8, 16, 32, 64 or 128 and divide off and n).
+// length must be 1, 2, 4, 8, 16, 32, 64 or 128 and divide off and n), in
+// pieces of at most fillPiece bytes.
 func (b *Buffer) Fill(pattern []byte, off, n int64) error {
 	if err := b.usable(); err != nil {
 		return err
@@ -266,5 +274,12 @@ func (b *Buffer) Fill(pattern []byte, off, n int64) error {
 	}
 	b.dev.mu.Lock()
 	defer b.dev.mu.Unlock()
-	return fillBuffer(b.dev.queue, b.mem, pattern, int(off), int(n))
+	// A piece is a multiple of 128 bytes, so of any pattern's length.
+	piece := max(fillPiece/128*128, 128)
+	for at := int64(0); at < n; at += piece {
+		if err := fillBuffer(b.dev.queue, b.mem, pattern, int(off+at), int(min(piece, n-at))); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -50,6 +50,16 @@ inline int lower_bound(__global const int *a, int n, int v) {
 	return lo;
 }
 
+// sn_zero sets the n doubles of x from off to zero: L before A's scatter,
+// a level's region of U. A kernel rather than clEnqueueFillBuffer, whose
+// NVIDIA implementation faults on fills of many GiB (each device's 22 GiB
+// of L for Model 2 at n = 3M on two H200s: error -9999 at the next flush);
+// the index is a long.
+__kernel void sn_zero(__global double *x, long off, long n) {
+	for (long i = get_global_id(0); i < n; i += get_global_size(0))
+		x[off + i] = 0.0;
+}
+
 // sn_scatter places A's entries in their fronts (L was zeroed first), one
 // item per column of A. A is in the thesis CSC layout (column j from
 // diag[j], its diagonal first, then its rows below in rowIdx[e - j - 1]);

@@ -624,7 +624,7 @@ func (f *snFactor) run(a *afarray.CSC, amap []int64) error {
 	if err := f.status.check(elmA, f.nnzA, stMatrix); err != nil {
 		return err
 	}
-	if err := f.L.Fill(make([]byte, 8), 0, 8*max(stored, 1)); err != nil {
+	if err := f.zero(f.L, 0, max(stored, 1)); err != nil {
 		return err
 	}
 	if err := f.scatter(a, elmA, amap); err != nil {
@@ -661,7 +661,7 @@ func (f *snFactor) run(a *afarray.CSC, amap []int64) error {
 		tk := time.Now()
 		switch st.kind {
 		case snFill:
-			err = f.U.Fill(make([]byte, 8), 8*st.t0, 8*st.count)
+			err = f.zero(f.U, st.t0, st.count)
 		case snAssemble:
 			err = ks[st.kind].Launch([]int{g * asmLocal}, []int{asmLocal}, f.tasks, t0, f.info, f.childPtr, f.childList, f.rel, f.L, f.U)
 		case snSmall:
@@ -720,6 +720,20 @@ func (f *snFactor) run(a *afarray.CSC, amap []int64) error {
 	}
 	f.ok = true
 	return nil
+}
+
+// zero enqueues setting the n doubles of buf from off to zero (sn_zero,
+// not Buffer.Fill: see supernodal.cl).
+func (f *snFactor) zero(buf *kernels.Buffer, off, n int64) error {
+	if n <= 0 {
+		return nil
+	}
+	k, err := f.kernel("sn_zero")
+	if err != nil {
+		return err
+	}
+	groups := int(min((n+255)/256, 4096))
+	return k.Launch([]int{groups * 256}, []int{256}, buf, off, n)
 }
 
 // scatter places A's entries in the zeroed fronts: by amap when given,
