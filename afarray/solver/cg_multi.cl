@@ -111,6 +111,30 @@ __kernel void mcg1_update(int m, int ext, double alpha, double beta, int jacobi,
 	}
 }
 
+// mcg1_row ends row i of a product (mcg1_spmv, mcg1_sell): it stores wi,
+// in w and, for a row another device needs, in its slot of out after the
+// partials, and adds the row's terms to this item's sums of r'u, w'u and
+// r'r.
+inline void mcg1_row(int i, double wi, __global const double *u, __global const double *r, __global double *w,
+                     __global const int *sendPos, __global double *out, double *ru, double *wu, double *rr) {
+	double ui = u[i], ri = r[i];
+	w[i] = wi;
+	*ru += ri * ui;
+	*wu += wi * ui;
+	*rr += ri * ri;
+	int sp = sendPos[i];
+	if (sp >= 0) out[3 * get_num_groups(0) + sp] = wi;
+}
+
+// mcg1_parts leaves the group's partials of r'u, w'u and r'r in out[0..G),
+// out[G..2G) and out[2G..3G).
+inline void mcg1_parts(double ru, double wu, double rr, __global double *out, __local double *sl) {
+	int G = get_num_groups(0);
+	group_parts(ru, out, sl);
+	group_parts(wu, out + G, sl);
+	group_parts(rr, out + 2 * G, sl);
+}
+
 // mcg1_spmv: T lanes per row (a power of two dividing the group size).
 __kernel void mcg1_spmv(int m, __global const int *rowptr, __global const int *col, __global const double *val,
                         __global const double *u, __global const double *r, __global double *w,
@@ -125,20 +149,10 @@ __kernel void mcg1_spmv(int m, __global const int *rowptr, __global const int *c
 			for (int k = rowptr[i] + lane; k < rowptr[i + 1]; k += T) acc += val[k] * u[col[k]];
 		sl[l] = acc;
 		team_sum(sl, T);
-		if (lane == 0 && i < m) {
-			double wi = sl[l], ui = u[i], ri = r[i];
-			w[i] = wi;
-			ru += ri * ui;
-			wu += wi * ui;
-			rr += ri * ri;
-			int sp = sendPos[i];
-			if (sp >= 0) out[3 * G + sp] = wi;
-		}
+		if (lane == 0 && i < m) mcg1_row(i, sl[l], u, r, w, sendPos, out, &ru, &wu, &rr);
 		barrier(CLK_LOCAL_MEM_FENCE);
 	}
-	group_parts(ru, out, sl);
-	group_parts(wu, out + G, sl);
-	group_parts(rr, out + 2 * G, sl);
+	mcg1_parts(ru, wu, rr, out, sl);
 }
 
 // mcg1_sell is mcg1_spmv on the block in sliced ELLPACK (slices of c rows,
@@ -147,21 +161,12 @@ __kernel void mcg1_spmv(int m, __global const int *rowptr, __global const int *c
 __kernel void mcg1_sell(int m, int c, __global const int *ptr, __global const int *col, __global const double *val,
                         __global const double *u, __global const double *r, __global double *w,
                         __global const int *sendPos, __global double *out, __local double *sl) {
-	int G = get_num_groups(0);
 	double ru = 0, wu = 0, rr = 0;
 	for (int i = get_global_id(0); i < m; i += get_global_size(0)) {
 		int s = i / c, end = ptr[s + 1];
 		double wi = 0;
 		for (int e = ptr[s] + i % c; e < end; e += c) wi += val[e] * u[col[e]];
-		double ui = u[i], ri = r[i];
-		w[i] = wi;
-		ru += ri * ui;
-		wu += wi * ui;
-		rr += ri * ri;
-		int sp = sendPos[i];
-		if (sp >= 0) out[3 * G + sp] = wi;
+		mcg1_row(i, wi, u, r, w, sendPos, out, &ru, &wu, &rr);
 	}
-	group_parts(ru, out, sl);
-	group_parts(wu, out + G, sl);
-	group_parts(rr, out + 2 * G, sl);
+	mcg1_parts(ru, wu, rr, out, sl);
 }
