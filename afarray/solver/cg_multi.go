@@ -17,6 +17,29 @@ import (
 var cgMultiProgram = &kernels.ProgramSet{NeedFP64: true, Options: statusOptions,
 	Sources: clSources("dense_common.cl", "cg_common.cl", "cg_multi.cl", "cg_multi_pipe.cl")}
 
+// namedKernel is a kernel of a program to look up by name, and where to
+// keep it.
+type namedKernel struct {
+	k    **kernels.Kernel
+	name string
+}
+
+// namedKernels looks up each kernel of ks in prog and returns the smallest
+// of their maximum work-group sizes: the local size every one of them can
+// be launched with (the multi-device CG's iterations, cg_multi_pipe.go's
+// too).
+func namedKernels(prog *kernels.Program, ks []namedKernel) (int, error) {
+	wg := math.MaxInt
+	for _, kp := range ks {
+		k, err := prog.Kernel(kp.name)
+		if err != nil {
+			return 0, err
+		}
+		*kp.k, wg = k, min(wg, k.MaxWorkGroupSize())
+	}
+	return wg, nil
+}
+
 // CG on several devices: Options.Devices with more than one device runs the
 // entries registered here instead of their one-device driver.
 func init() {
@@ -476,17 +499,15 @@ func (p *mcgPart) upload(csr *sparse.CSR, b, dinv []float64, form mcgForm) error
 	if err != nil {
 		return err
 	}
-	for _, kp := range []struct {
-		k    **kernels.Kernel
-		name string
-	}{{&p.kInit, "mcg_init"}, {&p.kGather, "mcg_gather"}, {&p.kStep, "mcg_step"}, {&p.kUpd, "mcg_update"},
-		{&p.kInit1, "mcg1_init"}, {&p.kUpd1, "mcg1_update"}, {&p.kSpmv1, "mcg1_spmv"}, {&p.kSell1, "mcg1_sell"}} {
-		if *kp.k, err = prog.Kernel(kp.name); err != nil {
-			return err
-		}
+	if p.kGather, err = prog.Kernel("mcg_gather"); err != nil {
+		return err
 	}
-	p.local = pow2Below(min(cgLocal, p.kInit.MaxWorkGroupSize(), p.kStep.MaxWorkGroupSize(), p.kUpd.MaxWorkGroupSize(),
-		p.kUpd1.MaxWorkGroupSize(), p.kSpmv1.MaxWorkGroupSize(), p.kSell1.MaxWorkGroupSize()))
+	wg, err := namedKernels(prog, []namedKernel{{&p.kInit, "mcg_init"}, {&p.kStep, "mcg_step"}, {&p.kUpd, "mcg_update"},
+		{&p.kInit1, "mcg1_init"}, {&p.kUpd1, "mcg1_update"}, {&p.kSpmv1, "mcg1_spmv"}, {&p.kSell1, "mcg1_sell"}})
+	if err != nil {
+		return err
+	}
+	p.local = pow2Below(min(cgLocal, wg))
 	p.team = 1
 	if !strings.Contains(dev.Info().Type, "CPU") && p.m > 0 {
 		// A team of lanes per row reads the row's entries coalesced on a

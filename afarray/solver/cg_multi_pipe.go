@@ -75,18 +75,12 @@ func (p *mcgPart) uploadPipe(up func(dst **kernels.Buffer, data any, count, size
 	if err != nil {
 		return err
 	}
-	for _, kp := range []struct {
-		k    **kernels.Kernel
-		name string
-	}{{&st.kInit, "pcg_init"}, {&st.kSpmv, "pcg_sell"}, {&st.kStart, "pcg_start"}, {&st.kUpd, "pcg_update"},
-		{&st.kResid, "pcg_resid"}, {&st.kPrec, "pcg_prec"}, {&st.kGather, "mcg_gather"}} {
-		if *kp.k, err = prog.Kernel(kp.name); err != nil {
-			return err
-		}
+	wg, err := namedKernels(prog, []namedKernel{{&st.kInit, "pcg_init"}, {&st.kSpmv, "pcg_sell"}, {&st.kStart, "pcg_start"},
+		{&st.kUpd, "pcg_update"}, {&st.kResid, "pcg_resid"}, {&st.kPrec, "pcg_prec"}, {&st.kGather, "mcg_gather"}})
+	if err != nil {
+		return err
 	}
-	st.local = pow2Below(min(p.local, st.kInit.MaxWorkGroupSize(), st.kSpmv.MaxWorkGroupSize(),
-		st.kStart.MaxWorkGroupSize(), st.kUpd.MaxWorkGroupSize(), st.kResid.MaxWorkGroupSize(), st.kPrec.MaxWorkGroupSize(),
-		st.kGather.MaxWorkGroupSize()))
+	st.local = pow2Below(min(p.local, wg))
 	p.groups = groupsFor(p.ext, st.local)
 	// The rows whose values others need come first, so that their
 	// product ends, and their values travel, before the rest is computed.
