@@ -247,39 +247,3 @@ func (b *Buffer) CopyTo(dst *Buffer, srcOff, dstOff, n int64) error {
 	defer b.dev.mu.Unlock()
 	return copyBuffer(b.dev.queue, b.mem, dst.mem, int(srcOff), int(dstOff), int(n))
 }
-
-// fillPiece is the most bytes one clEnqueueFillBuffer sets: larger fills
-// are cut into pieces (a variable so that tests can cut small ones).
-// NVIDIA's OpenCL fill faults on large sizes (pyopencl issue 395: from
-// 2^31 bytes on 2020 drivers, error -9999 at the next flush; on the
-// H200's driver a 22 GiB fill of doubles failed where 11.5 GB worked).
-var fillPiece int64 = 1 << 30
-
-// Fill enqueues setting n bytes at off to repetitions of pattern (whose
-// length must be 1, 2, 4, 8, 16, 32, 64 or 128 and divide off and n), in
-// pieces of at most fillPiece bytes.
-func (b *Buffer) Fill(pattern []byte, off, n int64) error {
-	if err := b.usable(); err != nil {
-		return err
-	}
-	if n == 0 {
-		return nil
-	}
-	if off < 0 || n < 0 || off+n > b.size {
-		return fmt.Errorf("%w: fill of %d bytes at %d in a %d-byte buffer", ErrLaunch, n, off, b.size)
-	}
-	p := int64(len(pattern))
-	if p == 0 || p&(p-1) != 0 || p > 128 || off%p != 0 || n%p != 0 {
-		return fmt.Errorf("%w: fill pattern of %d bytes does not fit offset %d, size %d", ErrLaunch, p, off, n)
-	}
-	b.dev.mu.Lock()
-	defer b.dev.mu.Unlock()
-	// A piece is a multiple of 128 bytes, so of any pattern's length.
-	piece := max(fillPiece/128*128, 128)
-	for at := int64(0); at < n; at += piece {
-		if err := fillBuffer(b.dev.queue, b.mem, pattern, int(off+at), int(min(piece, n-at))); err != nil {
-			return err
-		}
-	}
-	return nil
-}

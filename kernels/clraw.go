@@ -102,6 +102,10 @@ func clErrorName(code int) string {
 		-50: "INVALID_ARG_VALUE", -51: "INVALID_ARG_SIZE", -52: "INVALID_KERNEL_ARGS",
 		-53: "INVALID_WORK_DIMENSION", -54: "INVALID_WORK_GROUP_SIZE", -55: "INVALID_WORK_ITEM_SIZE",
 		-56: "INVALID_GLOBAL_OFFSET", -61: "INVALID_BUFFER_SIZE", -63: "INVALID_GLOBAL_WORK_SIZE",
+		// NVIDIA's own code, returned by the next call that syncs or
+		// flushes: an earlier command faulted (an out-of-bounds address
+		// in a kernel, a fill the driver cannot do).
+		-9999: "NVIDIA: an earlier command faulted",
 	}
 	if n, ok := names[code]; ok {
 		return n

@@ -1,21 +1,23 @@
 package kernels
 
 import (
-	"bytes"
 	"encoding/binary"
 	"math"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 )
 
-// TestFillPieces cuts fills into small pieces (fillPiece lowered) and checks
-// that every byte of the range, and none outside it, takes the pattern:
-// pieces that end on a pattern boundary, a last short piece, an offset.
-func TestFillPieces(t *testing.T) {
+// TestFillKernel sends fills through fill_pattern (fillDirectMax lowered)
+// and checks that every byte of the range, and none outside it, takes the
+// pattern: 4-byte words and single bytes, every pattern length, offsets,
+// more items than one launch has (the grid strides); and the same through
+// clEnqueueFillBuffer.
+func TestFillKernel(t *testing.T) {
 	d := testDevice(t)
-	defer func(p int64) { fillPiece = p }(fillPiece)
-	const size = 8 << 10
+	defer func(m int64) { fillDirectMax = m }(fillDirectMax)
+	const size = 4 << 20
 	buf, err := d.Alloc(size)
 	if err != nil {
 		t.Fatal(err)
@@ -23,33 +25,42 @@ func TestFillPieces(t *testing.T) {
 	defer buf.Release()
 	pat8 := make([]byte, 8)
 	binary.LittleEndian.PutUint64(pat8, math.Float64bits(-2.5))
+	pat128 := make([]byte, 128)
+	for i := range pat128 {
+		pat128[i] = byte(3 * i)
+	}
 	for _, c := range []struct {
-		piece, off, n int64
-		pattern       []byte
+		off, n  int64
+		pattern []byte
 	}{
-		{300, 64, 5000, pat8},            // pieces of 256 bytes (a multiple of 128), a short last one
-		{1 << 30, 0, size, pat8},         // one piece
-		{1, 8, 8000, []byte{1, 2, 3, 4}}, // a piece below 128 bytes becomes 128
-		{1024, 128, 7936, bytes.Repeat([]byte{9}, 128)},
+		{0, size, pat8},               // words, 2^20 of them: every item loops
+		{64, size - 1000, pat8},       // words from an offset
+		{3, size - 7, []byte{0x5a}},   // bytes
+		{2, 4094, []byte{1, 2}},       // bytes: off and n not multiples of 4
+		{8, 4000, []byte{1, 2, 3, 4}}, // words
+		{128, size - 256, pat128},     // the longest pattern
+		{size - 16, 16, []byte{7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22}},
 	} {
-		fillPiece = c.piece
-		if err := buf.Fill([]byte{0xee}, 0, size); err != nil {
-			t.Fatal(err)
-		}
-		if err := buf.Fill(c.pattern, c.off, c.n); err != nil {
-			t.Fatal(err)
-		}
-		got := make([]byte, size)
-		if err := buf.Read(0, got); err != nil {
-			t.Fatal(err)
-		}
-		for i := int64(0); i < size; i++ {
-			want := byte(0xee)
-			if i >= c.off && i < c.off+c.n {
-				want = c.pattern[(i-c.off)%int64(len(c.pattern))]
+		for _, direct := range []int64{0, math.MaxInt64} {
+			fillDirectMax = direct
+			if err := buf.Fill([]byte{0xee}, 0, size); err != nil {
+				t.Fatal(err)
 			}
-			if got[i] != want {
-				t.Fatalf("piece %d, fill of %d at %d: byte %d = %#x, want %#x", c.piece, c.n, c.off, i, got[i], want)
+			if err := buf.Fill(c.pattern, c.off, c.n); err != nil {
+				t.Fatal(err)
+			}
+			got := make([]byte, size)
+			if err := buf.Read(0, got); err != nil {
+				t.Fatal(err)
+			}
+			for i := int64(0); i < size; i++ {
+				want := byte(0xee)
+				if i >= c.off && i < c.off+c.n {
+					want = c.pattern[(i-c.off)%int64(len(c.pattern))]
+				}
+				if got[i] != want {
+					t.Fatalf("direct up to %d, fill of %d at %d (pattern of %d): byte %d = %#x, want %#x", direct, c.n, c.off, len(c.pattern), i, got[i], want)
+				}
 			}
 		}
 	}
@@ -57,17 +68,18 @@ func TestFillPieces(t *testing.T) {
 
 // TestFillLarge fills OCLSOLVE_LARGE_FILL_GIB GiB (unset: skipped) of
 // doubles with one Fill and reads back the start, around each 16 GiB and
-// 4 GiB boundary, and the end: NVIDIA's clEnqueueFillBuffer faults on
-// large fills (error -9999 at the next flush), which Fill's pieces avoid.
-// OCLSOLVE_FILL_ONE_PIECE=1 fills in one piece, to see the driver fail.
+// 4 GiB boundary, and the end: NVIDIA's clEnqueueFillBuffer fails on such
+// fills, which Fill leaves to fill_pattern.
+// OCLSOLVE_FILL_DIRECT=1 uses clEnqueueFillBuffer, to see the driver fail
+// (on 2 x H200, driver 580.159.04: a 20 GiB fill hung for more than 15 s).
 func TestFillLarge(t *testing.T) {
 	gib, _ := strconv.ParseFloat(os.Getenv("OCLSOLVE_LARGE_FILL_GIB"), 64)
 	if gib <= 0 {
 		t.Skip("OCLSOLVE_LARGE_FILL_GIB not set")
 	}
-	if os.Getenv("OCLSOLVE_FILL_ONE_PIECE") != "" {
-		defer func(p int64) { fillPiece = p }(fillPiece)
-		fillPiece = math.MaxInt64
+	if os.Getenv("OCLSOLVE_FILL_DIRECT") != "" {
+		defer func(m int64) { fillDirectMax = m }(fillDirectMax)
+		fillDirectMax = math.MaxInt64
 	}
 	d := testDevice(t)
 	n := int64(gib*(1<<30)) / 8 * 8
@@ -98,6 +110,16 @@ func TestFillLarge(t *testing.T) {
 			if v != 1.5 {
 				t.Fatalf("fill of %d bytes: double at byte %d = %v, want 1.5", n, at+8*int64(i), v)
 			}
+		}
+	}
+}
+
+// TestErrorNames checks that NVIDIA's fault code is named, not "unknown":
+// it is what a fault of an earlier command looks like at the next flush.
+func TestErrorNames(t *testing.T) {
+	for code, want := range map[int]string{-9999: "faulted", -4: "MEM_OBJECT_ALLOCATION_FAILURE", -12345: "unknown"} {
+		if got := (&clError{call: "clFlush", code: code}).Error(); !strings.Contains(got, want) {
+			t.Errorf("code %d: %q, want it to say %q", code, got, want)
 		}
 	}
 }

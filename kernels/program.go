@@ -195,7 +195,8 @@ type Local int
 // Launch sets the kernel's arguments and enqueues it with the given global
 // and local sizes (1 to 3 dimensions, global a multiple of local in each). It
 // does not wait for the device. Arguments may be *Buffer, Local, int32,
-// uint32, int64, uint64, int (passed as int32), float64 and float32.
+// uint32, int64, uint64, int (passed as int32), float64, float32 and
+// [16]uint64 (a ulong16).
 func (k *Kernel) Launch(global, local []int, args ...any) error {
 	return k.launch(nil, global, local, args)
 }
@@ -275,6 +276,8 @@ func (k *Kernel) setArg(i int, a any) error {
 		return k.raw.setArg(i, 8, unsafe.Pointer(&v))
 	case float32:
 		return k.raw.setArg(i, 4, unsafe.Pointer(&v))
+	case [16]uint64: // a ulong16
+		return k.raw.setArg(i, 128, unsafe.Pointer(&v))
 	}
 	return fmt.Errorf("unsupported argument type")
 }

@@ -52,9 +52,9 @@ inline int lower_bound(__global const int *a, int n, int v) {
 
 // sn_zero sets the n doubles of x from off to zero: L before A's scatter,
 // a level's region of U. A kernel rather than clEnqueueFillBuffer, whose
-// NVIDIA implementation faults on fills of many GiB (each device's 22 GiB
-// of L for Model 2 at n = 3M on two H200s: error -9999 at the next flush);
-// the index is a long.
+// NVIDIA implementation fails on large buffers (the 21 GiB of L on each
+// H200 for Model 2 at n = 3M: error -9999 at the next flush; see
+// kernels/fill.go); the index is a long.
 __kernel void sn_zero(__global double *x, long off, long n) {
 	for (long i = get_global_id(0); i < n; i += get_global_size(0))
 		x[off + i] = 0.0;
