@@ -34,10 +34,23 @@ type System struct {
 	// (row of K), or -1 where the DOF is fixed.
 	Equation []int32
 
+	// RowLo and RowHi are the rows K holds: 0 and NumDOF, unless the
+	// assembly kept only some (AssembleRows). NNZ counts the entries of the
+	// whole K either way.
+	RowLo, RowHi int
+	NNZ          int64
+
 	// AssemblyTime is the wall time of Assemble: numbering, sparsity
 	// pattern, element matrices and summation (mesh generation excluded).
 	AssemblyTime time.Duration
 }
+
+// RowRange chooses, once the equations are numbered, the rows of K that an
+// assembly keeps: given the order n, the node coordinates (as Mesh.Coords)
+// and the equation of every DOF (as System.Equation), it returns [lo, hi).
+// A rank of a distributed solve assembles only its own rows with it
+// (petsc.LocalRows is one).
+type RowRange func(n int, coords []float64, equation []int32) (lo, hi int, err error)
 
 // Displacement returns component c (0 = x, 1 = y, 2 = z) of node's
 // displacement in the solution vector u of the system; fixed DOFs are 0.
@@ -61,6 +74,17 @@ func (s *System) Displacement(u []float64, node, c int) float64 {
 // parallel over nodes; each worker owns the columns of its nodes, so no
 // locking is needed.
 func Assemble(mesh *Mesh, mat Material, num Numbering) (*System, error) {
+	return AssembleRows(mesh, mat, num, nil)
+}
+
+// AssembleRows is Assemble keeping only the rows [lo, hi) that rows chooses
+// (all of them when rows is nil): K then holds every entry of those rows
+// and no other, sorted by row and then by column (K being symmetric, they
+// are its columns lo to hi-1 transposed), only the columns of those
+// equations are summed, and the memory of K shrinks to their share; the
+// mesh, the numbering and F stay whole. The entries are those of Assemble's
+// K, bit for bit.
+func AssembleRows(mesh *Mesh, mat Material, num Numbering, rows RowRange) (*System, error) {
 	start := time.Now()
 	if err := mesh.Validate(); err != nil {
 		return nil, err
@@ -83,6 +107,17 @@ func Assemble(mesh *Mesh, mat Material, num Numbering) (*System, error) {
 	if err := as.equations(); err != nil {
 		return nil, err
 	}
+	as.lo, as.hi = 0, as.n
+	if rows != nil {
+		lo, hi, err := rows(as.n, mesh.Coords, as.eq)
+		if err != nil {
+			return nil, err
+		}
+		if lo < 0 || hi > as.n || lo > hi {
+			return nil, fmt.Errorf("%w: rows [%d, %d) of a system of order %d", ErrMesh, lo, hi, as.n)
+		}
+		as.lo, as.hi = lo, hi
+	}
 	as.neighbours()
 	if err := as.columns(); err != nil {
 		return nil, err
@@ -91,10 +126,19 @@ func Assemble(mesh *Mesh, mat Material, num Numbering) (*System, error) {
 		return nil, err
 	}
 	as.fill()
+	k := &sparse.COO{Rows: as.n, Cols: as.n, I: as.I, J: as.J, V: as.V}
+	if as.lo != 0 || as.hi != as.n {
+		// Columns lo..hi-1, sorted by column then row, are by symmetry
+		// rows lo..hi-1 sorted by row then column.
+		k.I, k.J = k.J, k.I
+	}
 	return &System{
 		Numbering:    num,
 		Material:     mat,
-		K:            &sparse.COO{Rows: as.n, Cols: as.n, I: as.I, J: as.J, V: as.V},
+		K:            k,
+		RowLo:        as.lo,
+		RowHi:        as.hi,
+		NNZ:          as.colPtr[as.n],
 		F:            as.loads(),
 		NumDOF:       as.n,
 		Mesh:         mesh,
@@ -108,6 +152,7 @@ type assembly struct {
 	mesh        *Mesh
 	nn, workers int
 	n           int // equations
+	lo, hi      int // the columns kept, [lo, hi)
 
 	nePtr, neIdx       []int32 // node → element incidence, CSR
 	adjPtr, adj        []int32 // node adjacency, CSR, original numbering
@@ -213,8 +258,8 @@ func (as *assembly) neighbours() {
 	})
 }
 
-// columns sets the column pointers in equation order and allocates the
-// triplets.
+// columns sets the column pointers in equation order (of the whole
+// matrix) and allocates the triplets of the columns kept.
 func (as *assembly) columns() error {
 	as.colPtr = make([]int64, as.n+1)
 	for _, v := range as.order {
@@ -224,13 +269,16 @@ func (as *assembly) columns() error {
 			}
 		}
 	}
-	nnz := as.colPtr[as.n]
+	nnz := as.colPtr[as.hi] - as.colPtr[as.lo]
 	if nnz > math.MaxInt32 {
 		return fmt.Errorf("%w: %d nonzeros exceed the int32 index range", ErrMesh, nnz)
 	}
 	as.I, as.J, as.V = make([]int32, nnz), make([]int32, nnz), make([]float64, nnz)
 	return nil
 }
+
+// kept reports whether column col is one of the columns kept.
+func (as *assembly) kept(col int32) bool { return int(col) >= as.lo && int(col) < as.hi }
 
 // elementMatrices computes one element matrix per distinct shape, in
 // parallel, keeping the first error.
@@ -259,6 +307,9 @@ func (as *assembly) elementMatrices(mat Material) error {
 func (as *assembly) fill() {
 	parallelRange(as.nn, as.workers, func(lo, hi int) {
 		for b := lo; b < hi; b++ {
+			if f := int(as.firstEq[b]); f >= as.hi || f+int(as.nfree[b]) <= as.lo {
+				continue // none of its columns is kept
+			}
 			as.pattern(b)
 			as.values(b)
 		}
@@ -269,10 +320,10 @@ func (as *assembly) fill() {
 func (as *assembly) pattern(b int) {
 	for cb := 0; cb < 3; cb++ {
 		col := as.eq[3*b+cb]
-		if col < 0 {
+		if col < 0 || !as.kept(col) {
 			continue
 		}
-		p := as.colPtr[col]
+		p := as.colPtr[col] - as.colPtr[as.lo]
 		for _, a := range as.adj[as.adjPtr[b]:as.adjPtr[b+1]] {
 			for ca := int32(0); ca < 3; ca++ {
 				if r := as.eq[3*a+ca]; r >= 0 {
@@ -300,10 +351,10 @@ func (as *assembly) values(b int) {
 			rowBase := int64(ob[t]) - int64(as.firstEq[a])
 			for cb := 0; cb < 3; cb++ {
 				col := as.eq[3*b+cb]
-				if col < 0 {
+				if col < 0 || !as.kept(col) {
 					continue
 				}
-				base := as.colPtr[col] + rowBase
+				base := as.colPtr[col] - as.colPtr[as.lo] + rowBase
 				for ca := 0; ca < 3; ca++ {
 					if r := as.eq[3*int(a)+ca]; r >= 0 {
 						as.V[base+int64(r)] += ke[(3*ia+ca)*24+3*jb+cb]

@@ -52,6 +52,9 @@ type Model1Options struct {
 	// Numbering is the node numbering; the thesis used Natural (no
 	// reordering) for Model 1.
 	Numbering Numbering
+	// Rows, when set, keeps only the rows of K it chooses (AssembleRows):
+	// what a rank of a distributed solve assembles.
+	Rows RowRange
 }
 
 // Model1DOFs returns the order of the Model 1 system on an nx×ny×nz grid:
@@ -167,13 +170,13 @@ func Model1(opts Model1Options) (*System, error) {
 	if err != nil {
 		return nil, err
 	}
-	return assembleModel("model1", FormatGrid(opts.NX, opts.NY, opts.NZ), mesh, opts.Fc, Model1Fc, opts.Nu, opts.Numbering)
+	return assembleModel("model1", FormatGrid(opts.NX, opts.NY, opts.NZ), mesh, opts.Fc, Model1Fc, opts.Nu, opts.Numbering, opts.Rows)
 }
 
 // assembleModel is the end both models share: the concrete of strength fc
 // (zero means defaultFc) and Poisson ratio nu, assembly of mesh in the given
 // numbering, and the system's name and grid.
-func assembleModel(name, grid string, mesh *Mesh, fc, defaultFc, nu float64, num Numbering) (*System, error) {
+func assembleModel(name, grid string, mesh *Mesh, fc, defaultFc, nu float64, num Numbering, rows RowRange) (*System, error) {
 	if fc == 0 {
 		fc = defaultFc
 	}
@@ -181,7 +184,7 @@ func assembleModel(name, grid string, mesh *Mesh, fc, defaultFc, nu float64, num
 	if err != nil {
 		return nil, err
 	}
-	sys, err := Assemble(mesh, mat, num)
+	sys, err := AssembleRows(mesh, mat, num, rows)
 	if err != nil {
 		return nil, err
 	}

@@ -50,6 +50,9 @@ type Model2Options struct {
 	Nu float64
 	// Numbering is the node numbering; the thesis used RCM for Model 2.
 	Numbering Numbering
+	// Rows, when set, keeps only the rows of K it chooses (AssembleRows):
+	// what a rank of a distributed solve assembles.
+	Rows RowRange
 }
 
 // Model2 builds and assembles Model 2 on the mesh of opts.
@@ -65,7 +68,7 @@ func Model2(opts Model2Options) (*System, error) {
 	if err != nil {
 		return nil, err
 	}
-	return assembleModel("model2", FormatGrid(opts.A, opts.B, opts.C), mesh, opts.Fc, Model2Fc, opts.Nu, opts.Numbering)
+	return assembleModel("model2", FormatGrid(opts.A, opts.B, opts.C), mesh, opts.Fc, Model2Fc, opts.Nu, opts.Numbering, opts.Rows)
 }
 
 // model2Plan holds the derived plan divisions of a Model 2 mesh.

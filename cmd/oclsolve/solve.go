@@ -70,6 +70,10 @@ type solveOptions struct {
 	// Engine is opencl (the device solvers) or petsc (solve_petsc.go);
 	// PC and PETScOptions configure the PETSc engine.
 	Engine, PC, PETScOptions string
+	// rows, when set, makes the model generators (model1:, model2:)
+	// assemble only the rows it chooses: a PETSc rank's own
+	// (loadDistributed).
+	rows fem.RowRange
 }
 
 // solveProblem is a system A x = b. A is a COO matrix (file or generator);
@@ -710,6 +714,13 @@ func loadProblem(src string, o *solveOptions) (*solveProblem, error) {
 // countNNZ sets NNZ and NNZFull from A: the same counts whichever triangles
 // the input stores.
 func (p *solveProblem) countNNZ() {
+	if m := p.Model; m != nil && (m.RowLo != 0 || m.RowHi != m.NumDOF) {
+		// A holds some rows only; the model counted the whole K, which
+		// stores both triangles and every diagonal entry.
+		p.NNZFull = int(m.NNZ)
+		p.NNZ = (p.NNZFull + p.N) / 2
+		return
+	}
 	if p.A != nil {
 		p.NNZ, p.NNZFull = p.A.NNZLower(), p.A.NNZFull()
 	}

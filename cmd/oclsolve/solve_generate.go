@@ -24,8 +24,8 @@ func init() {
 	registerGenerator("randspd", func(arg string, o *solveOptions) (*solveProblem, error) {
 		return randomProblem(arg, o.Seed, true)
 	})
-	registerGenerator("model1", func(arg string, o *solveOptions) (*solveProblem, error) { return modelProblem(1, arg) })
-	registerGenerator("model2", func(arg string, o *solveOptions) (*solveProblem, error) { return modelProblem(2, arg) })
+	registerGenerator("model1", func(arg string, o *solveOptions) (*solveProblem, error) { return modelProblem(1, arg, o) })
+	registerGenerator("model2", func(arg string, o *solveOptions) (*solveProblem, error) { return modelProblem(2, arg, o) })
 }
 
 func randomProblem(arg string, seed uint64, spd bool) (*solveProblem, error) {
@@ -59,7 +59,7 @@ func randomProblem(arg string, seed uint64, spd bool) (*solveProblem, error) {
 	return &solveProblem{A: c, N: n, NNZ: n * n}, nil
 }
 
-func modelProblem(model int, arg string) (*solveProblem, error) {
+func modelProblem(model int, arg string, o *solveOptions) (*solveProblem, error) {
 	var sys *fem.System
 	var err error
 	var note string
@@ -85,10 +85,14 @@ func modelProblem(model int, arg string) (*solveProblem, error) {
 	if err != nil {
 		return nil, err
 	}
+	var rows fem.RowRange
+	if o != nil {
+		rows = o.rows
+	}
 	if model == 1 {
-		sys, err = fem.Model1(fem.Model1Options{NX: a, NY: b, NZ: c})
+		sys, err = fem.Model1(fem.Model1Options{NX: a, NY: b, NZ: c, Rows: rows})
 	} else {
-		sys, err = fem.Model2(fem.Model2Options{A: a, B: b, C: c})
+		sys, err = fem.Model2(fem.Model2Options{A: a, B: b, C: c, Rows: rows})
 	}
 	if err != nil {
 		return nil, err

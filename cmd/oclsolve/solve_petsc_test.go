@@ -92,6 +92,11 @@ func TestSolvePETSc(t *testing.T) {
 	if rep.PETSc == nil || rep.PETSc.Ranks != 2 || rep.PETSc.PC != "mumps" || rep.PETSc.BlockSize != 3 || rep.BackwardError > 1e-14 || rep.PETSc.FactorEntries == 0 {
 		t.Errorf("model2 mumps report: %+v %+v", rep, rep.PETSc)
 	}
+	// Each rank assembled only its rows; the report still counts the
+	// whole matrix, as one process generating all of it does.
+	if whole, err := loadProblem("model2:1572", &solveOptions{}); err != nil || rep.NNZ != whole.NNZ || rep.NNZFull != whole.NNZFull || rep.N != whole.N {
+		t.Errorf("model2 on 2 ranks: n %d, nnz %d (full %d); one process: %+v, %v", rep.N, rep.NNZ, rep.NNZFull, whole, err)
+	}
 
 	// CG + GAMG with the rigid-body modes and an option passed through.
 	out, errOut, code = mpiOclsolve(t, "solve", "--engine", "petsc", "--method", "cg", "--tol", "1e-9",

@@ -15,6 +15,7 @@ func init() {
 		Name: "fem",
 		Binds: map[string]reflect.Value{
 			"Assemble":             reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_fem.Assemble),
+			"AssembleRows":         reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_fem.AssembleRows),
 			"Concrete":             reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_fem.Concrete),
 			"ConcreteModulus":      reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_fem.ConcreteModulus),
 			"DefaultPoisson":       reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_fem.DefaultPoisson),
@@ -66,6 +67,7 @@ func init() {
 			"Model1Options": reflect.TypeOf((*p_github_com_oclsolve_oclsolve_afarray_fem.Model1Options)(nil)).Elem(),
 			"Model2Options": reflect.TypeOf((*p_github_com_oclsolve_oclsolve_afarray_fem.Model2Options)(nil)).Elem(),
 			"Numbering":     reflect.TypeOf((*p_github_com_oclsolve_oclsolve_afarray_fem.Numbering)(nil)).Elem(),
+			"RowRange":      reflect.TypeOf((*p_github_com_oclsolve_oclsolve_afarray_fem.RowRange)(nil)).Elem(),
 			"System":        reflect.TypeOf((*p_github_com_oclsolve_oclsolve_afarray_fem.System)(nil)).Elem(),
 		},
 		Untypeds: map[string]string{

@@ -22,6 +22,7 @@ func init() {
 			"ErrPETSc":        reflect.ValueOf(&p_github_com_oclsolve_oclsolve_afarray_solver_petsc.ErrPETSc).Elem(),
 			"Finalize":        reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver_petsc.Finalize),
 			"Init":            reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver_petsc.Init),
+			"LocalRows":       reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver_petsc.LocalRows),
 			"MPIExecEnv":      reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver_petsc.MPIExecEnv),
 			"MPIExecFlags":    reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver_petsc.MPIExecFlags),
 			"MethodCG":        reflect.ValueOf(p_github_com_oclsolve_oclsolve_afarray_solver_petsc.MethodCG),

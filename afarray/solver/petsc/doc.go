@@ -20,11 +20,12 @@
 //
 // Solve is collective: every rank of MPI_COMM_WORLD calls it with the same
 // options. A may be given on every rank (each rank then keeps only its own
-// rows, which is how files and generated models are read: every rank reads
-// or generates the system and drops the rest) or on rank 0 only (rank 0
-// then passes all entries to PETSc, which moves each row to its owner). The
-// rows are split in PETSc's contiguous ownership ranges, in whole nodes
-// when the system carries node coordinates.
+// rows, so A need hold no other: a generated model is assembled by every
+// rank in its own rows only, fem.AssembleRows with LocalRows as the
+// fem.RowRange) or on rank 0 only (rank 0 then passes all entries to PETSc,
+// which moves each row to its owner: how files are read). The rows are
+// split in PETSc's contiguous ownership ranges, in whole nodes when the
+// system carries node coordinates; LocalRows says which are this rank's.
 //
 //	x, rep, err := petsc.Solve(a, b, petsc.Options{Method: petsc.MethodCholesky})
 //	if petsc.Rank() == 0 { ... x holds the solution, rep the report ... }

@@ -117,6 +117,36 @@ func worldQuery(alone int, get func() C.int) int {
 	return int(get())
 }
 
+// LocalRows returns the rows [lo, hi) this rank holds in a Solve of order n
+// whose Options carry these node coordinates and equations (nil, nil for a
+// system without them): whole nodes when the equations come in whole nodes,
+// as Solve splits them. It is the fem.RowRange with which every rank
+// assembles only its own rows (A given on every rank needs only those; the
+// others are dropped). The ranks must agree on the node data, as they must
+// for Solve.
+func LocalRows(n int, coords []float64, equation []int32) (lo, hi int, err error) {
+	if n < 0 {
+		return 0, 0, fmt.Errorf("%w: order %d", afarray.ErrShape, n)
+	}
+	bs := 1
+	if coords != nil || equation != nil {
+		_, blocked, err := dofsOf(n, coords, equation)
+		if err != nil {
+			return 0, 0, err
+		}
+		if blocked {
+			bs = 3
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if err := initLocked(); err != nil {
+		return 0, 0, err
+	}
+	lo, hi = ownership(n, bs, int(C.ocs_rank()), int(C.ocs_size()))
+	return lo, hi, nil
+}
+
 // PETSc error codes (petscerror.h) with a typed meaning.
 const (
 	codeMem           = 55
@@ -201,7 +231,9 @@ func Agree(err error) error {
 // on every rank with Options.GatherAll; nil elsewhere) in the original
 // numbering and the report (on every rank). It is collective: every rank
 // calls it. A and b are given either on every rank, or on rank 0 only (nil
-// elsewhere); A may be one triangle (Symmetric) or both. Errors are
+// elsewhere); A may be one triangle (Symmetric) or both. Given on every
+// rank, a full (not Symmetric) A needs only the rank's own rows
+// (LocalRows): the entries of other rows are ignored. Errors are
 // solver's and afarray's typed errors (see the package documentation); a
 // *solver.NotConvergedError comes with x and the report.
 func Solve(a *sparse.COO, b []float64, opts Options) ([]float64, *Report, error) {

@@ -23,6 +23,11 @@ func Size() int { return 1 }
 // Agree returns err: there are no other ranks.
 func Agree(err error) error { return err }
 
+// LocalRows returns ErrNotBuilt.
+func LocalRows(n int, coords []float64, equation []int32) (lo, hi int, err error) {
+	return 0, 0, ErrNotBuilt
+}
+
 // Solve returns ErrNotBuilt.
 func Solve(a *sparse.COO, b []float64, opts Options) ([]float64, *Report, error) {
 	return nil, nil, ErrNotBuilt

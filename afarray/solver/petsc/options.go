@@ -86,7 +86,7 @@ type Report struct {
 	KSP    string // the Krylov method actually run (cg, or another from the options); "" for direct solves
 	PC     string // mumps, or the preconditioner actually run
 	Ranks  int    // MPI ranks
-	N, NNZ int    // order and stored entries of A as given
+	N, NNZ int    // order and stored entries of A as given (to this rank)
 
 	// BlockSize is 3 when rows are distributed in whole nodes, else 1;
 	// NearNullSpace is the number of near-null-space vectors given to the
