@@ -233,27 +233,44 @@ func mcgIteratePipe(parts []*mcgPart, n int, tol float64, maxIter int, jacobi bo
 		}
 		return nil
 	}
-	// exchange gives v's halo on every part the owners' values.
-	exchange := func(v func(p *mcgPart) *kernels.Buffer) error {
-		if err := wait(); err != nil {
-			return err
-		}
-		for _, p := range parts {
-			st := p.pipe
-			if S := len(p.send); S > 0 {
-				if err := st.kGather.Launch([]int{groupsFor(S, st.local) * st.local}, []int{st.local}, S, 3*p.groups,
-					p.sendIdx, v(p), p.out); err != nil {
+	// exchange gives each v's halo on every part the owners' values, one
+	// vector after the other.
+	exchange := func(vs ...func(p *mcgPart) *kernels.Buffer) error {
+		for _, v := range vs {
+			if err := wait(); err != nil {
+				return err
+			}
+			for _, p := range parts {
+				st := p.pipe
+				if S := len(p.send); S > 0 {
+					if err := st.kGather.Launch([]int{groupsFor(S, st.local) * st.local}, []int{st.local}, S, 3*p.groups,
+						p.sendIdx, v(p), p.out); err != nil {
+						return err
+					}
+				}
+				if err := p.xch.ReadFrom(p.out, 3*p.groups, 3*p.groups, len(p.send)); err != nil {
 					return err
 				}
 			}
-			if err := p.xch.ReadFrom(p.out, 3*p.groups, 3*p.groups, len(p.send)); err != nil {
+			if err := wait(); err != nil {
+				return err
+			}
+			if err := halos(v); err != nil {
 				return err
 			}
 		}
-		if err := wait(); err != nil {
+		return nil
+	}
+	// products exchanges the halos of a and b, then launches y = A a and
+	// z = A b on every own row.
+	products := func(a, y, b, z func(p *mcgPart) *kernels.Buffer) error {
+		if err := exchange(a, b); err != nil {
 			return err
 		}
-		return halos(v)
+		if err := all(a, y); err != nil {
+			return err
+		}
+		return all(b, z)
 	}
 	// replace computes r, u, w, s, q and z afresh from x and p (residual
 	// replacement, cg_multi_pipe.cl); m and n follow in a start pass.
@@ -266,16 +283,7 @@ func mcgIteratePipe(parts []*mcgPart, n int, tol float64, maxIter int, jacobi bo
 		z := func(p *mcgPart) *kernels.Buffer { return p.pipe.z }
 		nv := func(p *mcgPart) *kernels.Buffer { return p.pipe.nv }
 		s := func(p *mcgPart) *kernels.Buffer { return p.s }
-		if err := exchange(x); err != nil {
-			return err
-		}
-		if err := exchange(pp); err != nil {
-			return err
-		}
-		if err := all(x, nv); err != nil {
-			return err
-		}
-		if err := all(pp, s); err != nil {
+		if err := products(x, nv, pp, s); err != nil {
 			return err
 		}
 		for _, p := range parts {
@@ -287,25 +295,10 @@ func mcgIteratePipe(parts []*mcgPart, n int, tol float64, maxIter int, jacobi bo
 				return err
 			}
 		}
-		if err := exchange(u); err != nil {
+		if err := products(u, w, q, z); err != nil {
 			return err
 		}
-		if err := exchange(q); err != nil {
-			return err
-		}
-		if err := all(u, w); err != nil {
-			return err
-		}
-		if err := all(q, z); err != nil {
-			return err
-		}
-		if err := exchange(w); err != nil {
-			return err
-		}
-		if err := exchange(z); err != nil {
-			return err
-		}
-		return nil
+		return exchange(w, z)
 	}
 	it := 0
 	converged := false
