@@ -38,6 +38,7 @@ type Engine struct {
 
 	gemmK, gemmBatchedK                             *kernels.Kernel
 	gemmDirectK                                     *kernels.Kernel // with a direct configuration
+	packed                                          *packedGemm     // with a packed configuration
 	tiled                                           Config          // geometry of gemmK: cfg, or cfg.Tiled() when direct
 	trsmBlockK, trsmBatchedK, potrfBlockK, potrfBat *kernels.Kernel
 	potrfPanelK                                     *kernels.Kernel // nil where potrf.cl's register form does not build
@@ -150,6 +151,11 @@ func NewWithConfig(dev *kernels.Device, dt DType, cfg Config) (*Engine, error) {
 	}
 	e.nb = defaultBlock
 	e.lookahead = true
+	if cfg.Packed() {
+		if e.packed, err = buildPacked(dev, dt, cfg); err != nil {
+			return nil, err
+		}
+	}
 	if cfg.Direct() {
 		if e.gemmDirectK, err = gp.Kernel("gemm_direct"); err != nil {
 			return nil, err
@@ -239,7 +245,7 @@ func (e *Engine) onSide() (*Engine, error) {
 		return nil, err
 	}
 	e.side = &Engine{dev: e.dev, dt: e.dt, cfg: e.cfg, tiled: e.tiled,
-		gemmK: e.gemmK, gemmBatchedK: e.gemmBatchedK, gemmDirectK: e.gemmDirectK,
+		gemmK: e.gemmK, gemmBatchedK: e.gemmBatchedK, gemmDirectK: e.gemmDirectK, packed: e.packed,
 		trsmBlockK: e.trsmBlockK, trsmBatchedK: e.trsmBatchedK, potrfBlockK: e.potrfBlockK, potrfBat: e.potrfBat,
 		potrfPanelK: e.potrfPanelK,
 		pb:          e.pb, nb: e.nb, q: q, Source: e.Source}

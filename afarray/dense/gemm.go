@@ -69,6 +69,9 @@ func (e *Engine) gemmLaunch(transA, transB bool, alpha float64, a, b Mat, beta f
 	if m == 0 || n == 0 {
 		return nil
 	}
+	if e.packed != nil && int64(m)*int64(n)*int64(k) >= packedMinWork {
+		return e.packed.launch(e.q, e.dt, transA, transB, e.scalar(alpha), e.scalar(beta), a, b, c, k, lower)
+	}
 	if e.gemmDirectK != nil && !transA {
 		cfg := e.cfg
 		wx, wy := cfg.MT/cfg.TM, cfg.NT/cfg.TN

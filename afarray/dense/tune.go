@@ -8,6 +8,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -22,17 +23,29 @@ import (
 // depth from global memory (the caches) with vectors of 8 along A's
 // columns, TM a multiple of 8; products with A transposed, and batches,
 // then run the tiled kernel of Config.Tiled.
+//
+// KT < 0 marks the packed form for CPUs (gemm_cpu.cl; written with a
+// trailing "p" and the depth -KT): op(A) and op(B) are first copied into
+// micro-panels, then each launch multiplies a depth slice of -KT, each
+// work-item a TM x TN block (TM a multiple of 8) in vector registers, in
+// groups of (MT/TM) x (NT/TN) items; every transposition runs it, batches
+// and small products run the tiled kernel of Config.Tiled. The sign keeps
+// Config the five comparable ints that tuning records and literals use.
 type Config struct {
 	MT, NT, KT, TM, TN int
 }
+
+// Packed reports whether c is the packed (CPU) form, KT < 0.
+func (c Config) Packed() bool { return c.KT < 0 }
 
 // Direct reports whether c is the direct (CPU) form, KT = 0.
 func (c Config) Direct() bool { return c.KT == 0 }
 
 // Tiled returns the configuration of the tiled kernel an engine with c
-// runs: c itself, or for a direct configuration its tiled companion.
+// runs: c itself, or for a direct or packed configuration its tiled
+// companion.
 func (c Config) Tiled() Config {
-	if c.Direct() {
+	if c.Direct() || c.Packed() {
 		return directFallback
 	}
 	return c
@@ -43,19 +56,30 @@ func (c Config) Tiled() Config {
 var directFallback = Config{64, 64, 8, 8, 8}
 
 func (c Config) String() string {
+	if c.Packed() {
+		return fmt.Sprintf("%dx%dx%d/%dx%dp", c.MT, c.NT, -c.KT, c.TM, c.TN)
+	}
 	return fmt.Sprintf("%dx%dx%d/%dx%d", c.MT, c.NT, c.KT, c.TM, c.TN)
 }
 
 // ParseConfig reads the form String writes, e.g. "64x64x16/4x4".
 func ParseConfig(s string) (Config, error) {
 	var c Config
-	if _, err := fmt.Sscanf(s, "%dx%dx%d/%dx%d", &c.MT, &c.NT, &c.KT, &c.TM, &c.TN); err != nil {
-		return Config{}, fmt.Errorf("dense: %w: configuration %q (want MTxNTxKT/TMxTN)", ErrArgument, s)
+	body, packed := strings.CutSuffix(s, "p")
+	if _, err := fmt.Sscanf(body, "%dx%dx%d/%dx%d", &c.MT, &c.NT, &c.KT, &c.TM, &c.TN); err != nil {
+		return Config{}, fmt.Errorf("dense: %w: configuration %q (want MTxNTxKT/TMxTN, p after a packed one)", ErrArgument, s)
 	}
 	for i, v := range []int{c.MT, c.NT, c.KT, c.TM, c.TN} {
 		if v > 4096 || v < 1 && !(i == 2 && v == 0) { // no device has work-groups or tiles beyond this
 			return Config{}, fmt.Errorf("dense: %w: configuration %q has a size outside 1..4096 (KT: 0..4096)", ErrArgument, s)
 		}
+	}
+	if packed {
+		if c.KT == 0 || c.TM%8 != 0 || c.MT%c.TM != 0 || c.NT%c.TN != 0 {
+			return Config{}, fmt.Errorf("dense: %w: packed configuration %s needs KT > 0, TM a multiple of 8 dividing MT and TN dividing NT", ErrArgument, s)
+		}
+		c.KT = -c.KT
+		return c, nil
 	}
 	if c.Direct() && c.TM%8 != 0 {
 		return Config{}, fmt.Errorf("dense: %w: configuration %s: the direct form (KT 0) needs TM a multiple of 8", ErrArgument, s)
@@ -71,13 +95,16 @@ func ParseConfig(s string) (Config, error) {
 func (c Config) WorkGroup() int { return (c.MT / c.TM) * (c.NT / c.TN) }
 
 func (c Config) localBytes(dt DType) int64 {
-	if c.Direct() {
+	if c.Direct() || c.Packed() {
 		return 0
 	}
 	return 2 * int64(c.KT) * int64(c.MT+2+c.NT+2) * dt.Size()
 }
 
 func (c Config) options(dt DType, pairs bool) string {
+	if c.Packed() {
+		return directFallback.options(dt, pairs)
+	}
 	if c.Direct() {
 		return directFallback.options(dt, pairs) + fmt.Sprintf(" -DDMR=%d -DDNR=%d -DDWX=%d -DDWY=%d", c.TM, c.TN, c.MT/c.TM, c.NT/c.TN)
 	}
@@ -94,7 +121,7 @@ func (c Config) fits(dev *kernels.Device, dt DType) error {
 	if c.WorkGroup() > info.MaxWorkGroupSize {
 		return fmt.Errorf("dense: %w: configuration %s needs %d work-items, %s allows %d", ErrDevice, c, c.WorkGroup(), info.Name, info.MaxWorkGroupSize)
 	}
-	if c.Direct() {
+	if c.Direct() || c.Packed() {
 		if err := directFallback.fits(dev, dt); err != nil {
 			return err
 		}
@@ -133,6 +160,9 @@ var Configs = []Config{
 	{64, 64, 0, 16, 8},
 	{32, 64, 0, 16, 8},
 	{128, 64, 0, 16, 8},
+	{256, 32, -128, 16, 8},
+	{256, 48, -128, 16, 12},
+	{256, 32, -256, 16, 8},
 }
 
 // candidates returns the configurations worth timing on dev. On a CPU
@@ -141,12 +171,12 @@ var Configs = []Config{
 // 11 to 17 for the 64-item groups), so only the default and the 64-item
 // groups are tried there.
 //
-// The direct configurations (KT = 0) are for CPUs only: a GPU needs the
-// reuse that local memory gives.
+// The direct and packed configurations (KT <= 0) are for CPUs only: a GPU
+// needs the reuse that local memory gives.
 func candidates(dev *kernels.Device) []Config {
 	var out []Config
 	for i, c := range Configs {
-		if isGPU(dev) != c.Direct() && (isGPU(dev) || i == 0 || c.WorkGroup() <= 64) {
+		if isGPU(dev) != (c.KT <= 0) && (isGPU(dev) || i == 0 || c.WorkGroup() <= 64) {
 			out = append(out, c)
 		}
 	}
@@ -176,7 +206,7 @@ func TuningPath(dev *kernels.Device) string {
 	}
 	info := dev.Info()
 	h := sha256.New()
-	for _, s := range []string{"oclsolve-dense-tuning-v2", info.Platform, info.PlatformVersion, info.Name, info.Vendor, info.DriverVersion, info.DeviceVersion} {
+	for _, s := range []string{"oclsolve-dense-tuning-v3", info.Platform, info.PlatformVersion, info.Name, info.Vendor, info.DriverVersion, info.DeviceVersion} {
 		h.Write([]byte(s))
 		h.Write([]byte{0})
 	}
