@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"encoding/binary"
+	"errors"
 	"math"
 	"os"
 	"strconv"
@@ -121,5 +122,51 @@ func TestErrorNames(t *testing.T) {
 		if got := (&clError{call: "clFlush", code: code}).Error(); !strings.Contains(got, want) {
 			t.Errorf("code %d: %q, want it to say %q", code, got, want)
 		}
+	}
+}
+
+// TestLaunchGridLimit checks that a launch of more than 65,535 work-groups
+// in dimension 1 or 2 is refused with ErrLaunch on every device (NVIDIA
+// cannot run it), and that 65,535 runs.
+func TestLaunchGridLimit(t *testing.T) {
+	d := testDevice(t)
+	prog, err := d.Build("", Source{Name: "grid.cl", Text: `
+__kernel void grid_count(__global int *x) {
+	if (get_global_id(0) == 0)
+		atomic_inc(x);
+}`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := prog.Kernel("grid_count")
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf, err := d.Alloc(4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer buf.Release()
+	for _, global := range [][]int{{1, maxGroupsYZ + 1}, {1, 1, maxGroupsYZ + 1}, {2, 2 * (maxGroupsYZ + 1)}} {
+		local := []int{1, 1, 1}[:len(global)]
+		if global[0] == 2 {
+			local = []int{1, 2}
+		}
+		if err := k.Launch(global, local, buf); !errors.Is(err, ErrLaunch) {
+			t.Errorf("global %v local %v: %v, want ErrLaunch", global, local, err)
+		}
+	}
+	if err := buf.Fill([]byte{0, 0, 0, 0}, 0, 4); err != nil {
+		t.Fatal(err)
+	}
+	if err := k.Launch([]int{1, maxGroupsYZ}, []int{1, 1}, buf); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]int32, 1)
+	if err := buf.Read(0, got); err != nil {
+		t.Fatal(err)
+	}
+	if got[0] != maxGroupsYZ {
+		t.Errorf("%d groups counted, want %d", got[0], maxGroupsYZ)
 	}
 }

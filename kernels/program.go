@@ -192,6 +192,10 @@ func (k *Kernel) Name() string { return k.name }
 // Local is a kernel argument that reserves bytes of local memory.
 type Local int
 
+// maxGroupsYZ is the most work-groups a launch may have in dimensions 1
+// and 2.
+const maxGroupsYZ = 65535
+
 // Launch sets the kernel's arguments and enqueues it with the given global
 // and local sizes (1 to 3 dimensions, global a multiple of local in each). It
 // does not wait for the device. Arguments may be *Buffer, Local, int32,
@@ -216,6 +220,15 @@ func (k *Kernel) launch(q *Queue, global, local []int, args []any) error {
 	}
 	if size > k.wg {
 		return fmt.Errorf("%w: %s: local size %v exceeds the kernel's maximum work-group size %d on %s", ErrLaunch, k.name, local, k.wg, d.info.Name)
+	}
+	// NVIDIA's grids hold at most 65,535 work-groups in dimensions 1 and 2
+	// (2^31 - 1 in dimension 0), a limit OpenCL cannot query; beyond it
+	// the enqueue fails with an unnamed error there. It is refused on
+	// every device, so that what runs on PoCL also runs on a GPU.
+	for i := 1; i < len(global); i++ {
+		if g := global[i] / local[i]; g > maxGroupsYZ {
+			return fmt.Errorf("%w: %s: %d work-groups in dimension %d, more than %d (NVIDIA's limit)", ErrLaunch, k.name, g, i, maxGroupsYZ)
+		}
 	}
 	if d.canceled.Load() {
 		return fmt.Errorf("%s on %s: %w", k.name, d.info.Name, ErrCanceled)
