@@ -128,59 +128,66 @@ func BenchmarkLUFactorize(b *testing.B) {
 // waiting for the device after every launch (so the total exceeds the
 // factorization's own time by the synchronisation).
 func BenchmarkLUPhases(b *testing.B) {
-	for _, nb := range []int{32, 64} {
-		for _, n := range []int{4096, 8192} {
-			b.Run(fmt.Sprintf("nb=%d/n=%d", nb, n), func(b *testing.B) {
-				dev := testDevice(b)
-				a, _ := randomSystem(n, uint64(n), false)
-				prog, err := luProgram(dev, nb)
-				if err != nil {
-					b.Fatal(err)
-				}
-				host := make([]float64, n*n)
-				for i := 0; i < n; i++ {
-					for j := 0; j < n; j++ {
-						host[i*n+j] = a.At(i, j)
-					}
-				}
-				buf, _ := dev.Alloc(int64(8 * n * n))
-				defer buf.Release()
-				ipiv, _ := dev.Alloc(int64(4 * n))
-				defer ipiv.Release()
-				status, _ := newStatus(dev)
-				defer status.Release()
-				var times [3]time.Duration
-				last := time.Now()
-				phase := func(i int) error {
-					err := dev.Finish()
-					now := time.Now()
-					times[i] += now.Sub(last)
-					last = now
-					return err
-				}
-				b.ResetTimer()
-				for it := 0; it < b.N; it++ {
-					b.StopTimer()
-					if err := buf.Write(0, host); err != nil {
-						b.Fatal(err)
-					}
-					if err := dev.Finish(); err != nil {
-						b.Fatal(err)
-					}
-					b.StartTimer()
-					last = time.Now()
-					if err := factorBlocked(dev, prog, buf, ipiv, status, n, nb, true, 0, phase); err != nil {
-						b.Fatal(err)
-					}
-				}
-				b.StopTimer()
-				per := func(d time.Duration) float64 { return d.Seconds() * 1e3 / float64(b.N) }
-				b.ReportMetric(per(times[0]), "panel-ms")
-				b.ReportMetric(per(times[1]), "swap-trsm-ms")
-				b.ReportMetric(per(times[2]), "gemm-ms")
-			})
+	for _, mode := range []panelMode{panelPartial, panelTournament} {
+		for _, nb := range []int{32, 64} {
+			for _, n := range []int{2048, 8192} {
+				benchLUPhases(b, mode, nb, n)
+			}
 		}
 	}
+}
+
+func benchLUPhases(b *testing.B, mode panelMode, nb, n int) {
+	name := map[panelMode]string{panelPartial: "partial", panelTournament: "tournament"}[mode]
+	b.Run(fmt.Sprintf("%s/nb=%d/n=%d", name, nb, n), func(b *testing.B) {
+		dev := testDevice(b)
+		a, _ := randomSystem(n, uint64(n), false)
+		prog, err := luProgram(dev, nb)
+		if err != nil {
+			b.Fatal(err)
+		}
+		host := make([]float64, n*n)
+		for i := 0; i < n; i++ {
+			for j := 0; j < n; j++ {
+				host[i*n+j] = a.At(i, j)
+			}
+		}
+		buf, _ := dev.Alloc(int64(8 * n * n))
+		defer buf.Release()
+		ipiv, _ := dev.Alloc(int64(4 * n))
+		defer ipiv.Release()
+		status, _ := newStatus(dev)
+		defer status.Release()
+		var times [3]time.Duration
+		last := time.Now()
+		phase := func(i int) error {
+			err := dev.Finish()
+			now := time.Now()
+			times[i] += now.Sub(last)
+			last = now
+			return err
+		}
+		b.ResetTimer()
+		for it := 0; it < b.N; it++ {
+			b.StopTimer()
+			if err := buf.Write(0, host); err != nil {
+				b.Fatal(err)
+			}
+			if err := dev.Finish(); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			last = time.Now()
+			if err := factorBlocked(dev, prog, buf, ipiv, status, n, nb, mode, 0, phase); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.StopTimer()
+		per := func(d time.Duration) float64 { return d.Seconds() * 1e3 / float64(b.N) }
+		b.ReportMetric(per(times[0]), "panel-ms")
+		b.ReportMetric(per(times[1]), "swap-trsm-ms")
+		b.ReportMetric(per(times[2]), "gemm-ms")
+	})
 }
 
 // BenchmarkTriangularSolve compares the back-substitution's work-group size

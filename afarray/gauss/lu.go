@@ -80,6 +80,10 @@ type LU struct {
 	// NoPivot disables row exchanges: a zero pivot then fails with
 	// ErrSingular even for a regular matrix.
 	NoPivot bool
+	// Pivoting chooses how the pivots are found when NoPivot is false:
+	// PivotingAuto (the zero value) takes tournament pivoting on a GPU
+	// where the block size allows it and partial pivoting elsewhere.
+	Pivoting Pivoting
 	// SolveTile, when positive, makes the triangular solves tiled: that
 	// many rows per pair of launches (a tile solved in one work-group, then
 	// a GEMV update). Zero (the default) solves each triangle in a single
@@ -94,6 +98,7 @@ type LU struct {
 	nb   int
 	a    *kernels.Buffer // L (unit, below the diagonal) and U, row-major, ld x ld
 	ipiv []int32
+	tour bool    // the pivots came from the tournament
 	tol  float64 // pivots of at most this magnitude count as zero
 
 	// Times of the last Factorize: transfer to the device, then the
@@ -131,6 +136,10 @@ func (lu *LU) Factorize(dev *kernels.Device, a mat.Matrix) error {
 	}
 	start := time.Now()
 	prog, err := luProgram(dev, nb)
+	if err != nil {
+		return err
+	}
+	mode, err := lu.panelMode(dev, prog, nb)
 	if err != nil {
 		return err
 	}
@@ -195,7 +204,7 @@ func (lu *LU) Factorize(dev *kernels.Device, a mat.Matrix) error {
 	}
 	t := time.Now()
 	upload := t.Sub(start)
-	if err := factorBlocked(dev, prog, buf, ipivBuf, status, ld, nb, !lu.NoPivot, tol, nil); err != nil {
+	if err := factorBlocked(dev, prog, buf, ipivBuf, status, ld, nb, mode, tol, nil); err != nil {
 		buf.Release()
 		return err
 	}
@@ -209,17 +218,19 @@ func (lu *LU) Factorize(dev *kernels.Device, a mat.Matrix) error {
 		return err
 	}
 	lu.dev, lu.prog, lu.n, lu.ld, lu.nb, lu.a, lu.ipiv, lu.tol = dev, prog, n, ld, nb, buf, ipiv, tol
+	lu.tour = mode == panelTournament
 	lu.upload, lu.factor = upload, time.Since(t)
 	return nil
 }
 
 func luProgram(dev *kernels.Device, nb int) (*kernels.Program, error) {
-	opts := fmt.Sprintf("-DNB=%d -DTS=%d", nb, trsvRows(dev))
+	opts := fmt.Sprintf("-DNB=%d -DTS=%d -DTL=%d", nb, trsvRows(dev), max(16, tournamentLocal(dev, nb)))
 	if isGPU(dev) {
 		opts += " -DGAUSS_GPU"
 	}
 	return dev.Build(opts, kernels.Source{Name: "lu.cl", Text: luSource},
-		kernels.Source{Name: "trsv.cl", Text: trsvSource}, kernels.Source{Name: "lu_trsv.cl", Text: luTrsvSource})
+		kernels.Source{Name: "trsv.cl", Text: trsvSource}, kernels.Source{Name: "lu_trsv.cl", Text: luTrsvSource},
+		kernels.Source{Name: "lu_tournament.cl", Text: luTournamentSource})
 }
 
 // panelGroups is the most work-groups of local items the panel launch may
@@ -264,11 +275,15 @@ func panelGroups(info kernels.DeviceInfo, local int) int {
 // phase, when not nil, is called after the launches of each phase (0 the
 // panel, 1 the exchanges and triangular solve, 2 the update), so that a
 // benchmark can wait there and time them; production passes nil.
-func factorBlocked(dev *kernels.Device, prog *kernels.Program, a, ipiv, status *kernels.Buffer, ld, nb int, pivot bool, tol float64,
+func factorBlocked(dev *kernels.Device, prog *kernels.Program, a, ipiv, status *kernels.Buffer, ld, nb int, mode panelMode, tol float64,
 	phase func(int) error) error {
 	if phase == nil {
 		phase = func(int) error { return nil }
 	}
+	if mode == panelTournament {
+		return factorTournament(dev, prog, a, ipiv, status, ld, nb, tol, phase)
+	}
+	pivot := mode == panelPartial
 	var ks [4]*kernels.Kernel
 	for i, name := range []string{"lu_panel", "lu_swap_panel", "lu_swap_trsm", "lu_panel_local"} {
 		k, err := prog.Kernel(name)
@@ -513,7 +528,7 @@ func (lu *LU) SolveTo(dst *mat.Dense, b mat.Matrix) error {
 func solveBlocked(dev *kernels.Device, a mat.Matrix, b []float64, n int, opts Options) ([]float64, *Report, error) {
 	start := time.Now()
 	launches0 := dev.Launches()
-	lu := LU{BlockSize: opts.BlockSize, NoPivot: !opts.Pivot, SolveTile: opts.BackSubTile}
+	lu := LU{BlockSize: opts.BlockSize, NoPivot: !opts.Pivot, Pivoting: opts.Pivoting, SolveTile: opts.BackSubTile}
 	if err := lu.Factorize(dev, a); err != nil {
 		return nil, nil, err
 	}
@@ -525,7 +540,8 @@ func solveBlocked(dev *kernels.Device, a mat.Matrix, b []float64, n int, opts Op
 		return nil, nil, err
 	}
 	rep := &Report{Device: dev.Name(), Variant: VariantBlocked, Pivot: opts.Pivot, N: n,
-		Upload: lu.upload, Eliminate: lu.factor, BackSubstitution: time.Since(t), BackSubTiles: tiles, BlockSize: lu.nb}
+		Upload: lu.upload, Eliminate: lu.factor, BackSubstitution: time.Since(t), BackSubTiles: tiles, BlockSize: lu.nb,
+		Tournament: lu.tour}
 	rep.finish(start, launches0, dev)
 	return x, rep, nil
 }

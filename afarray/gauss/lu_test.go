@@ -126,7 +126,7 @@ func TestLUPanelKernelsAgree(t *testing.T) {
 			var ps [2][]int
 			for i, useLocal := range []bool{true, false} {
 				luPanelUseLocal = useLocal
-				lu := LU{BlockSize: nb, NoPivot: !pivot}
+				lu := LU{BlockSize: nb, NoPivot: !pivot, Pivoting: PivotingPartial}
 				if err := lu.Factorize(dev, a); err != nil {
 					t.Fatalf("n=%d pivot=%v local=%v: %v", n, pivot, useLocal, err)
 				}
@@ -177,7 +177,7 @@ func TestLUPanelKernelsAgree(t *testing.T) {
 	}
 	for _, useLocal := range []bool{true, false} {
 		luPanelUseLocal = useLocal
-		lu := LU{BlockSize: 16}
+		lu := LU{BlockSize: 16, Pivoting: PivotingPartial}
 		err := lu.Factorize(dev, a)
 		var se *SingularError
 		if !errors.As(err, &se) || se.Pivot != 21 {

@@ -47,6 +47,10 @@ type Options struct {
 	// BlockSize is the panel width of the blocked LU; zero means
 	// DefaultBlockSize on a GPU, 16 on other devices.
 	BlockSize int
+	// Pivoting chooses the blocked LU's pivoting when Pivot is set
+	// (LU.Pivoting): PivotingAuto, the zero value, takes tournament
+	// pivoting on a GPU and exact partial pivoting elsewhere.
+	Pivoting Pivoting
 }
 
 // Report describes one solve. Durations are wall-clock times on the host;
@@ -65,6 +69,7 @@ type Report struct {
 	Launches     int64 // kernels enqueued
 	BackSubTiles int   // back-substitution tiles (1 when 2n values fit in local memory)
 	BlockSize    int   // panel width of the blocked LU (0 for the other variants)
+	Tournament   bool  // the blocked LU's pivots came from the tournament (PivotingTournament)
 	// GFlops is the rate of the nominal 2/3 n^3 + 2 n^2 operations over Total.
 	GFlops float64
 }

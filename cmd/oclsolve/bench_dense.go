@@ -55,11 +55,14 @@ type denseBenchReport struct {
 	Device  string             `json:"device"`
 	Configs map[string]string  `json:"configs"` // dtype -> tuned configuration and its source
 	Results []denseBenchResult `json:"results"`
+
+	pivoting []gauss.Pivoting // the LU's pivoting (--pivoting)
 }
 
 // denseBenchFlags are the flags of `oclsolve bench dense`.
 type denseBenchFlags struct {
 	sizes, ops, dtypes, blocks, look string
+	pivoting                         string
 	reps                             int
 	asJSON                           bool
 }
@@ -70,8 +73,9 @@ func runBenchDense(args []string) error {
 	fs.StringVar(&f.sizes, "sizes", "", "matrix orders (default 1024,2048,4096 on a GPU, 256,512,1024 elsewhere)")
 	fs.StringVar(&f.ops, "ops", "gemm,syrk,trsm,potrf,cholesky,lu", "what to measure: gemm,syrk,trsm,potrf,cholesky,lu,tune,latency (tune: every GEMM configuration at each size; latency: the time per launch of n chained 1x1 products)")
 	fs.StringVar(&f.dtypes, "dtype", "float64", "float64, float32 or both")
-	fs.StringVar(&f.blocks, "nb", "", "POTRF outer block widths to compare besides the engine's (0: recursive)")
+	fs.StringVar(&f.blocks, "nb", "", "POTRF outer block widths to compare besides the engine's (0: recursive); LU panel widths besides the default")
 	fs.StringVar(&f.look, "lookahead", "on", "POTRF look-ahead on the side queue: on, off or both")
+	fs.StringVar(&f.pivoting, "pivoting", "auto", "the LU's pivoting, a list of auto, partial, tournament")
 	fs.IntVar(&f.reps, "reps", 3, "runs per measurement (the best counts)")
 	fs.BoolVar(&f.asJSON, "json", false, "print JSON instead of a table")
 	pos, err := parseInterspersed(fs, args)
@@ -100,7 +104,11 @@ func runBenchDense(args []string) error {
 	if !ok {
 		return fmt.Errorf("%w: --lookahead on|off|both", errUsage)
 	}
-	rep := &denseBenchReport{Device: dev.Name(), Configs: map[string]string{}}
+	pivs, err := denseBenchPivoting(f.pivoting)
+	if err != nil {
+		return err
+	}
+	rep := &denseBenchReport{Device: dev.Name(), Configs: map[string]string{}, pivoting: pivs}
 	for _, dt := range dts {
 		e, err := dense.For(dev, dt)
 		if err != nil {
@@ -223,7 +231,11 @@ func (rep *denseBenchReport) measure(dev *kernels.Device, e *dense.Engine, op st
 		}
 	case "lu":
 		if dt == dense.Float64 {
-			rep.add(benchDenseLU(dev, n, reps))
+			for _, piv := range rep.pivoting {
+				for _, nb := range append([]int{0}, nbs...) {
+					rep.add(benchDenseLU(dev, n, nb, piv, reps))
+				}
+			}
 		}
 	default:
 		return fmt.Errorf("%w: unknown --ops entry %q", errUsage, op)
@@ -594,7 +606,7 @@ func benchDenseCholesky(n, reps int) (r denseBenchResult) {
 // benchDenseLU times the blocked LU with partial pivoting (gauss.Solve,
 // variant blocked): factorization (excluding the host packing and upload,
 // as its report separates them) plus the solve.
-func benchDenseLU(dev *kernels.Device, n, reps int) (r denseBenchResult) {
+func benchDenseLU(dev *kernels.Device, n, nb int, piv gauss.Pivoting, reps int) (r denseBenchResult) {
 	r = denseBenchResult{Op: "lu", DType: "float64", N: n}
 	rng := rand.New(rand.NewSource(3))
 	a := mat.NewDense(n, n, nil)
@@ -607,10 +619,14 @@ func benchDenseLU(dev *kernels.Device, n, reps int) (r denseBenchResult) {
 	}
 	bestF, bestS := time.Duration(1<<62), time.Duration(1<<62)
 	for i := 0; i <= reps; i++ {
-		x, rp, err := gauss.Solve(dev, a, b, gauss.Options{Pivot: true, Variant: gauss.VariantBlocked})
+		x, rp, err := gauss.Solve(dev, a, b, gauss.Options{Pivot: true, Variant: gauss.VariantBlocked, BlockSize: nb, Pivoting: piv})
 		if err != nil {
 			r.Error = err.Error()
 			return r
+		}
+		r.Block, r.Config = rp.BlockSize, gauss.PivotingPartial.String()
+		if rp.Tournament {
+			r.Config = gauss.PivotingTournament.String()
 		}
 		r.BackwardError = hostBackwardError(a, x, b)
 		if i > 0 {
@@ -621,6 +637,23 @@ func benchDenseLU(dev *kernels.Device, n, reps int) (r denseBenchResult) {
 	r.FactorS, r.SolveS, r.TimeS = bestF.Seconds(), bestS.Seconds(), (bestF + bestS).Seconds()
 	r.GFLOPS = (2*fn*fn*fn/3 + 2*fn*fn) / r.TimeS / 1e9
 	return r
+}
+
+// denseBenchPivoting parses --pivoting.
+func denseBenchPivoting(list string) ([]gauss.Pivoting, error) {
+	var ps []gauss.Pivoting
+	for _, w := range strings.Split(list, ",") {
+		found := false
+		for _, p := range []gauss.Pivoting{gauss.PivotingAuto, gauss.PivotingPartial, gauss.PivotingTournament} {
+			if w == p.String() {
+				ps, found = append(ps, p), true
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("%w: unknown --pivoting entry %q", errUsage, w)
+		}
+	}
+	return ps, nil
 }
 
 // hostBackwardError returns ||b - A x||inf / (||A||inf ||x||inf + ||b||inf).
