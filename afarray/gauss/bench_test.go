@@ -124,6 +124,43 @@ func BenchmarkLUFactorize(b *testing.B) {
 	}
 }
 
+// BenchmarkLUTournament times the factorization with tournament pivoting
+// for panel widths and outer blocks (luOuterBlock; the panel width itself
+// is one level), and partial pivoting beside it.
+func BenchmarkLUTournament(b *testing.B) {
+	defer func(v int) { luOuterBlock = v }(luOuterBlock)
+	for _, n := range []int{2048, 8192} {
+		a, _ := randomSystem(n, uint64(n), false)
+		for _, nb := range []int{32, 64} {
+			for _, ow := range []int{0, 64, 128, 256, 512} {
+				if ow != 0 && ow < nb {
+					continue
+				}
+				piv, name := PivotingTournament, fmt.Sprintf("tournament/nb=%d/outer=%d/n=%d", nb, ow, n)
+				if ow == 0 {
+					piv, name = PivotingPartial, fmt.Sprintf("partial/nb=%d/n=%d", nb, n)
+				}
+				b.Run(name, func(b *testing.B) {
+					luOuterBlock = ow
+					dev := testDevice(b)
+					lu := LU{BlockSize: nb, Pivoting: piv}
+					var total time.Duration
+					for i := 0; i <= b.N; i++ {
+						if err := lu.Factorize(dev, a); err != nil {
+							b.Fatal(err)
+						}
+						if i > 0 {
+							total += lu.factor
+						}
+					}
+					lu.Release()
+					b.ReportMetric(total.Seconds()*1e3/float64(b.N), "factor-ms")
+				})
+			}
+		}
+	}
+}
+
 // BenchmarkLUPhases splits the blocked factorization's time by kernel,
 // waiting for the device after every launch (so the total exceeds the
 // factorization's own time by the synchronisation).

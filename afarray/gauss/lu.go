@@ -230,7 +230,7 @@ func luProgram(dev *kernels.Device, nb int) (*kernels.Program, error) {
 	}
 	return dev.Build(opts, kernels.Source{Name: "lu.cl", Text: luSource},
 		kernels.Source{Name: "trsv.cl", Text: trsvSource}, kernels.Source{Name: "lu_trsv.cl", Text: luTrsvSource},
-		kernels.Source{Name: "lu_tournament.cl", Text: luTournamentSource})
+		kernels.Source{Name: "lu_tournament.cl", Text: luTournamentSource}, kernels.Source{Name: "lu_tsel.cl", Text: tselSource(nb)})
 }
 
 // panelGroups is the most work-groups of local items the panel launch may

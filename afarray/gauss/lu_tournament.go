@@ -3,6 +3,7 @@ package gauss
 import (
 	_ "embed"
 	"fmt"
+	"strings"
 
 	"github.com/oclsolve/oclsolve/afarray/dense"
 	"github.com/oclsolve/oclsolve/kernels"
@@ -71,6 +72,20 @@ func tournamentLocal(dev *kernels.Device, nb int) int {
 		return 0
 	}
 	return tl
+}
+
+// luOuterBlock is the tournament's outer block on a GPU (a multiple of the
+// panel width; 0 or the panel width itself: one level). On other devices
+// it is four panels, so that the tests exercise both levels. A variable so
+// that a benchmark can compare.
+var luOuterBlock = 256
+
+func outerBlock(dev *kernels.Device, nb int) int {
+	ow := 4 * nb
+	if isGPU(dev) {
+		ow = luOuterBlock
+	}
+	return max(nb, ow/nb*nb)
 }
 
 // panelMode resolves NoPivot and Pivoting for a factorization with block
@@ -166,41 +181,166 @@ func factorTournament(dev *kernels.Device, prog *kernels.Program, a, ipiv, statu
 	}
 	per := (tl / nb) * nb // candidates per tree node
 	at := dense.Mat{Buf: a, Rows: ld, Cols: ld, LD: ld}
-	for k := 0; k < ld; k += nb {
-		nin, groups, src := ld-k, (ld-k+tl-1)/tl, 0
-		if err := sel.Launch([]int{groups * tl}, []int{tl}, ld, k, 1, nin, tl, boolInt(groups == 1),
-			a, cand[1], cand[0], pivrow, ipiv, f, s, status, tol); err != nil {
-			return errKernel("lu_tsel", err)
-		}
-		for groups > 1 {
-			nin = groups * nb
-			groups = (nin + per - 1) / per
-			if err := sel.Launch([]int{groups * tl}, []int{tl}, ld, k, 0, nin, per, boolInt(groups == 1),
-				a, cand[src], cand[1-src], pivrow, ipiv, f, s, status, tol); err != nil {
+	// Outer blocks of ow columns: the panels of a block update only the
+	// block's own columns (GEMMs of nb inner columns); the block's U rows
+	// right of it are then solved by one TRSM and the trailing matrix
+	// updated by one GEMM with ow inner columns, which the dense core runs
+	// far faster than ow/nb updates of nb.
+	ow := outerBlock(dev, nb)
+	for k0 := 0; k0 < ld; k0 += ow {
+		cend := min(ld, k0+ow)
+		for k := k0; k < cend; k += nb {
+			nin, groups, src := ld-k, (ld-k+tl-1)/tl, 0
+			if err := sel.Launch([]int{groups * tl}, []int{tl}, ld, k, 1, nin, tl, boolInt(groups == 1),
+				a, cand[1], cand[0], pivrow, ipiv, f, s, status, tol); err != nil {
 				return errKernel("lu_tsel", err)
 			}
-			src = 1 - src
-		}
-		if err := phase(0); err != nil {
-			return err
-		}
-		gc := (ld - nb + al - 1) / al
-		gr := (ld - k + al - 1) / al
-		if err := apply.Launch([]int{(gc + gr) * al}, []int{al}, ld, k, gc, a, ipiv, f, s,
-			kernels.Local(8*nb*nb)); err != nil {
-			return errKernel("lu_tapply", err)
-		}
-		if err := phase(1); err != nil {
-			return err
-		}
-		if m := ld - k - nb; m > 0 {
-			if err := eng.Gemm(false, false, -1, at.Sub(k+nb, k, m, nb), at.Sub(k, k+nb, nb, m), 1, at.Sub(k+nb, k+nb, m, m)); err != nil {
-				return errKernel("update", err)
+			for groups > 1 {
+				nin = groups * nb
+				groups = (nin + per - 1) / per
+				if err := sel.Launch([]int{groups * tl}, []int{tl}, ld, k, 0, nin, per, boolInt(groups == 1),
+					a, cand[src], cand[1-src], pivrow, ipiv, f, s, status, tol); err != nil {
+					return errKernel("lu_tsel", err)
+				}
+				src = 1 - src
+			}
+			if err := phase(0); err != nil {
+				return err
+			}
+			gc := (ld - nb + al - 1) / al
+			gr := (ld - k + al - 1) / al
+			if err := apply.Launch([]int{(gc + gr) * al}, []int{al}, ld, k, cend, gc, a, ipiv, f, s,
+				kernels.Local(8*nb*nb)); err != nil {
+				return errKernel("lu_tapply", err)
+			}
+			if err := phase(1); err != nil {
+				return err
+			}
+			if m, w := ld-k-nb, cend-k-nb; m > 0 && w > 0 {
+				if err := eng.Gemm(false, false, -1, at.Sub(k+nb, k, w, nb), at.Sub(k, k+nb, nb, m), 1, at.Sub(k+nb, k+nb, w, m)); err != nil {
+					return errKernel("update", err)
+				}
+			}
+			if err := phase(2); err != nil {
+				return err
 			}
 		}
-		if err := phase(2); err != nil {
-			return err
+		if m, w := ld-cend, cend-k0; m > 0 {
+			// U12 = L11^-1 A12 on the transposed view: X L11^T = A12^T,
+			// L11^T the unit upper triangle of the block's diagonal.
+			if err := eng.Trsm(dense.Right, dense.Upper, false, dense.Unit, 1, at.Sub(k0, k0, w, w), at.Sub(cend, k0, m, w)); err != nil {
+				return errKernel("outer trsm", err)
+			}
+			if err := phase(1); err != nil {
+				return err
+			}
+			if err := eng.Gemm(false, false, -1, at.Sub(cend, k0, m, w), at.Sub(k0, cend, w, m), 1, at.Sub(cend, cend, m, m)); err != nil {
+				return errKernel("update", err)
+			}
+			if err := phase(2); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
+}
+
+// tselSource writes the kernel lu_tsel for block size nb (see
+// lu_tournament.cl): partial pivoting on the work-group's candidate rows,
+// one row per work-item in the scalars v0..v(nb-1), its nb column steps
+// written out one after the other (no loop for a compiler to unroll or
+// not).
+//
+// Group g takes the rows e = g*R .. g*R+R-1 (e < nin) of its input: rows
+// k+e of A for the leaf level, cin[e] otherwise (-1 is no row: a leaf
+// block shorter than NB leaves a few). It writes its NB picks to
+// cout[g*NB..] (-1 where it ran out of rows), or, when it is the last node
+// (fin), the pivot rows to pivrow[k..], LAPACK's exchanges to ipiv[k..],
+// the factors of the pivot rows to F (NB x NB, L\U row-major) and A's rows
+// k..k+NB-1 of the panel to S; a pivot of magnitude at most tol records its
+// column in status. When every remaining row is zero in a column, the row
+// with the smallest index is picked and nothing is eliminated, as LAPACK
+// does.
+func tselSource(nb int) string {
+	var b strings.Builder
+	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	raw := func(text string) { b.WriteString(text) }
+	raw(`__kernel __attribute__((reqd_work_group_size(TL, 1, 1)))
+void lu_tsel(const int N, const int k, const int leaf, const int nin, const int R, const int fin,
+             __global const double *A, __global const int *cin, __global int *cout,
+             __global int *pivrow, __global int *ipiv, __global double *F, __global double *S,
+             __global int *status, const double tol) {
+	__local double rv[TL];
+	__local int ri[TL];
+	__local double pv[TPARTS];
+	__local int px[TPARTS];
+	__local double urow[NB];
+	__local int sel[NB];
+	__local double selv[NB];
+	const int t = get_local_id(0), g = get_group_id(0);
+	const int e = g * R + t;
+	int row = -1;
+	if (t < R && e < nin)
+		row = leaf ? k + e : cin[e];
+	const int live0 = row >= 0;
+	const size_t base = live0 ? IDX(row, k) : 0;
+	int won = -1;
+	double best, d;
+	int prow;
+	bool live;
+`)
+	for q := 0; q < nb; q++ {
+		w("\tdouble v%d = live0 ? A[base + %d] : 0.0;\n", q, q)
+	}
+	for j := 0; j < nb; j++ {
+		w("\t// column %d\n", j)
+		w("\tlive = live0 && won < 0;\n")
+		w("\trv[t] = live ? magnitude(v%d) : -1.0;\n", j)
+		w("\tri[t] = live ? row : -1;\n")
+		w("\ttsel_argmax(t, rv, ri, pv, px, &best, &prow);\n")
+		w("\tif (live && row == prow) {\n\t\twon = %d;\n", j)
+		for q := j; q < nb; q++ {
+			w("\t\turow[%d] = v%d;\n", q, q)
+		}
+		w("\t}\n")
+		w("\tif (t == 0) {\n\t\tsel[%d] = prow;\n\t\tselv[%d] = best;\n\t}\n", j, j)
+		w("\tbarrier(CLK_LOCAL_MEM_FENCE);\n")
+		if j == nb-1 {
+			continue // the last column has nothing right of it to update
+		}
+		w("\td = prow >= 0 ? urow[%d] : 0.0;\n", j)
+		w("\tif (live0 && won < 0 && d != 0.0) {\n\t\tconst double l = v%d / d;\n\t\tv%d = l;\n", j, j)
+		for q := j + 1; q < nb; q++ {
+			w("\t\tv%d -= l * urow[%d];\n", q, q)
+		}
+		w("\t}\n")
+	}
+	raw(`	// (No return before this point: PoCL miscompiles one between
+	// barriers, even a uniform one.)
+	if (!fin) {
+		for (int j = t; j < NB; j += TL)
+			cout[g * NB + j] = sel[j];
+		return;
+	}
+	// The last node: a picked row holds multipliers left of its step and U
+	// from it on, row won of L11\U11.
+	if (won >= 0) {
+`)
+	for q := 0; q < nb; q++ {
+		w("\t\tF[won * NB + %d] = v%d;\n", q, q)
+	}
+	raw(`	}
+	for (int x = t; x < NB * NB; x += TL)
+		S[x] = A[IDX(k + x / NB, k + x % NB)];
+	if (t == 0) {
+		for (int j = 0; j < NB; ++j) {
+			pivrow[k + j] = sel[j];
+			if (!(selv[j] > tol))
+				atomic_min(status, k + j);
+		}
+		pivots_to_exchanges(k, pivrow, ipiv);
+	}
+}
+`)
+	return b.String()
 }
