@@ -124,23 +124,17 @@ func BenchmarkLUFactorize(b *testing.B) {
 	}
 }
 
-// BenchmarkLUTournament times the factorization with tournament pivoting
-// for panel widths and outer blocks (luOuterBlock; the panel width itself
-// is one level), and partial pivoting beside it.
+// BenchmarkLUTournament times the factorization with tournament and with
+// partial pivoting for panel widths and outer blocks (luOuterBlock; the
+// panel width itself is one level).
 func BenchmarkLUTournament(b *testing.B) {
 	defer func(v int) { luOuterBlock = v }(luOuterBlock)
 	for _, n := range []int{2048, 8192} {
 		a, _ := randomSystem(n, uint64(n), false)
-		for _, nb := range []int{32, 64} {
-			for _, ow := range []int{0, 64, 128, 256, 512} {
-				if ow != 0 && ow < nb {
-					continue
-				}
-				piv, name := PivotingTournament, fmt.Sprintf("tournament/nb=%d/outer=%d/n=%d", nb, ow, n)
-				if ow == 0 {
-					piv, name = PivotingPartial, fmt.Sprintf("partial/nb=%d/n=%d", nb, n)
-				}
-				b.Run(name, func(b *testing.B) {
+		for _, piv := range []Pivoting{PivotingPartial, PivotingTournament} {
+			for _, c := range [][2]int{{32, 256}, {64, 64}, {64, 256}, {64, 512}} {
+				nb, ow := c[0], c[1]
+				b.Run(fmt.Sprintf("%v/nb=%d/outer=%d/n=%d", piv, nb, ow, n), func(b *testing.B) {
 					luOuterBlock = ow
 					dev := testDevice(b)
 					lu := LU{BlockSize: nb, Pivoting: piv}

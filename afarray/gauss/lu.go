@@ -359,47 +359,54 @@ func factorBlocked(dev *kernels.Device, prog *kernels.Program, a, ipiv, status *
 	// is its transpose, so the update A22 -= L21 U12 is the column-major
 	// product A22^T -= U12^T L21^T on the same buffer.
 	at := dense.Mat{Buf: a, Rows: ld, Cols: ld, LD: ld}
-	for k := 0; k < ld; k += nb {
-		// Enough work-groups to spread the panel's rows over the device,
-		// each with at least luPanelRowsPerGroup rows.
-		groups := max(1, min(maxGroups, (ld-k+luPanelRowsPerGroup-1)/luPanelRowsPerGroup))
-		if err := count.Fill([]byte{0, 0, 0, 0}, 0, 4); err != nil {
-			return err
-		}
-		if lg := (ld - k + rmax - 1) / max(rmax, 1); localGroups > 0 && lg <= localGroups {
-			// As few groups as hold the panel: the arithmetic per column is
-			// small, the grid barrier's cost grows with the groups.
-			if err := panelLocal.Launch([]int{lg * lpl}, []int{lpl}, ld, k, boolInt(pivot), rmax, a, pivrow, ipiv,
-				pm[0], pi[0], pr[0], pm[1], pi[1], pr[1], status, tol, count,
-				kernels.Local(8*lpl), kernels.Local(4*lpl), kernels.Local(8*nb),
-				kernels.Local(8*nb*min(rmax, ld-k)), kernels.Local(4*min(rmax, ld-k))); err != nil {
-				return errKernel("lu_panel_local", err)
+	ow := outerBlock(dev, nb)
+	for k0 := 0; k0 < ld; k0 += ow {
+		cend := min(ld, k0+ow)
+		for k := k0; k < cend; k += nb {
+			// Enough work-groups to spread the panel's rows over the device,
+			// each with at least luPanelRowsPerGroup rows.
+			groups := max(1, min(maxGroups, (ld-k+luPanelRowsPerGroup-1)/luPanelRowsPerGroup))
+			if err := count.Fill([]byte{0, 0, 0, 0}, 0, 4); err != nil {
+				return err
 			}
-		} else if err := panel.Launch([]int{groups * pl}, []int{pl}, ld, k, boolInt(pivot), a, usedAt, pivrow, ipiv,
-			pm[0], pi[0], pm[1], pi[1], status, tol, count, kernels.Local(8*pl), kernels.Local(4*pl), kernels.Local(8*nb)); err != nil {
-			return errKernel("lu_panel", err)
-		}
-		if err := swapPanel.Launch([]int{kernels.RoundUp(nb, 64)}, []int{64}, ld, k, a, ipiv); err != nil {
-			return errKernel("lu_swap_panel", err)
-		}
-		if err := phase(0); err != nil {
-			return err
-		}
-		if ld > nb {
-			if err := swap.Launch([]int{kernels.RoundUp(ld-nb, sl)}, []int{sl}, ld, k, a, ipiv,
-				kernels.Local(8*nb*nb)); err != nil {
-				return errKernel("lu_swap_trsm", err)
+			if lg := (ld - k + rmax - 1) / max(rmax, 1); localGroups > 0 && lg <= localGroups {
+				// As few groups as hold the panel: the arithmetic per column is
+				// small, the grid barrier's cost grows with the groups.
+				if err := panelLocal.Launch([]int{lg * lpl}, []int{lpl}, ld, k, boolInt(pivot), rmax, a, pivrow, ipiv,
+					pm[0], pi[0], pr[0], pm[1], pi[1], pr[1], status, tol, count,
+					kernels.Local(8*lpl), kernels.Local(4*lpl), kernels.Local(8*nb),
+					kernels.Local(8*nb*min(rmax, ld-k)), kernels.Local(4*min(rmax, ld-k))); err != nil {
+					return errKernel("lu_panel_local", err)
+				}
+			} else if err := panel.Launch([]int{groups * pl}, []int{pl}, ld, k, boolInt(pivot), a, usedAt, pivrow, ipiv,
+				pm[0], pi[0], pm[1], pi[1], status, tol, count, kernels.Local(8*pl), kernels.Local(4*pl), kernels.Local(8*nb)); err != nil {
+				return errKernel("lu_panel", err)
+			}
+			if err := swapPanel.Launch([]int{kernels.RoundUp(nb, 64)}, []int{64}, ld, k, a, ipiv); err != nil {
+				return errKernel("lu_swap_panel", err)
+			}
+			if err := phase(0); err != nil {
+				return err
+			}
+			if ld > nb {
+				if err := swap.Launch([]int{kernels.RoundUp(ld-nb, sl)}, []int{sl}, ld, k, cend, a, ipiv,
+					kernels.Local(8*nb*nb)); err != nil {
+					return errKernel("lu_swap_trsm", err)
+				}
+			}
+			if err := phase(1); err != nil {
+				return err
+			}
+			if m, w := ld-k-nb, cend-k-nb; m > 0 && w > 0 {
+				if err := eng.Gemm(false, false, -1, at.Sub(k+nb, k, w, nb), at.Sub(k, k+nb, nb, m), 1, at.Sub(k+nb, k+nb, w, m)); err != nil {
+					return errKernel("update", err)
+				}
+			}
+			if err := phase(2); err != nil {
+				return err
 			}
 		}
-		if err := phase(1); err != nil {
-			return err
-		}
-		if m := ld - k - nb; m > 0 {
-			if err := eng.Gemm(false, false, -1, at.Sub(k+nb, k, m, nb), at.Sub(k, k+nb, nb, m), 1, at.Sub(k+nb, k+nb, m, m)); err != nil {
-				return errKernel("update", err)
-			}
-		}
-		if err := phase(2); err != nil {
+		if err := outerUpdate(eng, at, k0, cend, phase); err != nil {
 			return err
 		}
 	}

@@ -70,35 +70,6 @@ inline void tsel_argmax(const int t, __local const double *rv, __local const int
 	*prow = bi;
 }
 
-// swap_trsm_column is lu_swap_trsm's work on column c (outside the panel):
-// the panel's row exchanges, then, right of the panel and left of cend,
-// U12 = L11^-1 A12 with the unit lower triangle of L11 (NB x NB row-major,
-// local memory). Columns from cend on are solved later, by the outer
-// block's TRSM (lu_tournament.go).
-inline void swap_trsm_column(const int N, const int k, const int cend, const int c, __global double *A,
-                             __global const int *ipiv, __local const double *L11) {
-	for (int i = k; i < k + NB; ++i) {
-		const int pr = ipiv[i];
-		if (pr != i) {
-			const double t = A[IDX(i, c)];
-			A[IDX(i, c)] = A[IDX(pr, c)];
-			A[IDX(pr, c)] = t;
-		}
-	}
-	if (c < k || c >= cend)
-		return;
-	double x[NB];
-	TRSM_UNROLL
-	for (int i = 0; i < NB; ++i) {
-		double v = A[IDX(k + i, c)];
-		TRSM_UNROLL
-		for (int j = 0; j < i; ++j)
-			v -= L11[i * NB + j] * x[j];
-		x[i] = v;
-		A[IDX(k + i, c)] = v;
-	}
-}
-
 // lu_tapply finishes a tournament panel in one launch. Its first Gc groups
 // take one column each outside the panel (swap_trsm_column up to cend); the others one
 // panel row r >= k each: rows k..k+NB-1 receive L11\U11 from F, a row below

@@ -57,7 +57,8 @@ const (
 // tournamentLocal is lu_tsel's work-group size TL for block size nb on dev,
 // 0 where the tournament does not apply. Each work-item holds one row of
 // the panel (nb doubles) in registers: on a GPU at most 16384 doubles per
-// group (half an H100 compute unit's register file) and 512 items; each
+// group (half an H100 compute unit's register file) and 256 items (NVIDIA
+// gave lu_tsel fewer than 512 for 16 and 32 columns); each
 // tree node merges TL/nb candidate blocks, which must be at least 2. On a
 // CPU (PoCL) the rows live in memory anyway: four blocks per node.
 func tournamentLocal(dev *kernels.Device, nb int) int {
@@ -66,7 +67,7 @@ func tournamentLocal(dev *kernels.Device, nb int) int {
 	}
 	tl := 4 * nb
 	if isGPU(dev) {
-		tl = floorPow2(min(512, 16384/nb))
+		tl = floorPow2(min(256, 16384/nb))
 	}
 	if tl < 2*nb || tl%16 != 0 {
 		return 0
@@ -74,7 +75,29 @@ func tournamentLocal(dev *kernels.Device, nb int) int {
 	return tl
 }
 
-// luOuterBlock is the tournament's outer block on a GPU (a multiple of the
+// outerUpdate finishes the outer block of columns k0..cend-1 (its panels
+// have updated only its own columns): U12 = L11^-1 A12 for the block's rows
+// right of it, one TRSM, then A22 -= L21 U12, one GEMM of cend-k0 inner
+// columns. On the transposed view at (lu.go) the solve is X L11^T = A12^T,
+// L11^T the unit upper triangle of the block's diagonal.
+func outerUpdate(eng *dense.Engine, at dense.Mat, k0, cend int, phase func(int) error) error {
+	m, w := at.Rows-cend, cend-k0
+	if m <= 0 {
+		return nil
+	}
+	if err := eng.Trsm(dense.Right, dense.Upper, false, dense.Unit, 1, at.Sub(k0, k0, w, w), at.Sub(cend, k0, m, w)); err != nil {
+		return errKernel("outer trsm", err)
+	}
+	if err := phase(1); err != nil {
+		return err
+	}
+	if err := eng.Gemm(false, false, -1, at.Sub(cend, k0, m, w), at.Sub(k0, cend, w, m), 1, at.Sub(cend, cend, m, m)); err != nil {
+		return errKernel("update", err)
+	}
+	return phase(2)
+}
+
+// luOuterBlock is the blocked LU's outer block on a GPU (a multiple of the
 // panel width; 0 or the panel width itself: one level). On other devices
 // it is four panels, so that the tests exercise both levels. A variable so
 // that a benchmark can compare.
@@ -225,21 +248,8 @@ func factorTournament(dev *kernels.Device, prog *kernels.Program, a, ipiv, statu
 				return err
 			}
 		}
-		if m, w := ld-cend, cend-k0; m > 0 {
-			// U12 = L11^-1 A12 on the transposed view: X L11^T = A12^T,
-			// L11^T the unit upper triangle of the block's diagonal.
-			if err := eng.Trsm(dense.Right, dense.Upper, false, dense.Unit, 1, at.Sub(k0, k0, w, w), at.Sub(cend, k0, m, w)); err != nil {
-				return errKernel("outer trsm", err)
-			}
-			if err := phase(1); err != nil {
-				return err
-			}
-			if err := eng.Gemm(false, false, -1, at.Sub(cend, k0, m, w), at.Sub(k0, cend, w, m), 1, at.Sub(cend, cend, m, m)); err != nil {
-				return errKernel("update", err)
-			}
-			if err := phase(2); err != nil {
-				return err
-			}
+		if err := outerUpdate(eng, at, k0, cend, phase); err != nil {
+			return err
 		}
 	}
 	return nil
