@@ -17,8 +17,9 @@ var luTournamentSource string
 type Pivoting int
 
 const (
-	// PivotingAuto takes tournament pivoting on a GPU where the block
-	// size allows it (at most 64 columns) and partial pivoting elsewhere.
+	// PivotingAuto takes tournament pivoting on a GPU for orders up to
+	// 4096, where the block size allows it (at most 64 columns), and
+	// partial pivoting elsewhere (measured faster there; lu.go).
 	PivotingAuto Pivoting = iota
 	// PivotingPartial is exact partial pivoting: the pivots of LAPACK's
 	// dgetrf (the largest magnitude of each column, ties to the first
@@ -97,23 +98,35 @@ func outerUpdate(eng *dense.Engine, at dense.Mat, k0, cend int, phase func(int) 
 	return phase(2)
 }
 
-// luOuterBlock is the blocked LU's outer block on a GPU (a multiple of the
-// panel width; 0 or the panel width itself: one level). On other devices
-// it is four panels, so that the tests exercise both levels. A variable so
-// that a benchmark can compare.
-var luOuterBlock = 256
+// luOuterBlock, when positive, is the blocked LU's outer block on a GPU (a
+// multiple of the panel width; the panel width itself: one level); 0 takes
+// 256 columns up to gpuSmallOrder and 512 above. On other devices the
+// outer block is four panels, so that the tests exercise both levels. A
+// variable so that a benchmark can compare. Measured on an H100 (partial
+// pivoting, 64 columns per panel, n = 8192): one level 123.7 ms, outer 256
+// 101.4, outer 512 98.2; n = 2048: 17.2, 17.8, 17.8 (the panels dominate).
+var luOuterBlock = 0
 
-func outerBlock(dev *kernels.Device, nb int) int {
+func outerBlock(dev *kernels.Device, nb, n int) int {
 	ow := 4 * nb
 	if isGPU(dev) {
-		ow = luOuterBlock
+		switch {
+		case luOuterBlock > 0:
+			ow = luOuterBlock
+		case n <= gpuSmallOrder:
+			ow = 256
+		default:
+			ow = 512
+		}
 	}
 	return max(nb, ow/nb*nb)
 }
 
-// panelMode resolves NoPivot and Pivoting for a factorization with block
-// size nb: the tournament also needs its kernel to accept TL work-items.
-func (lu *LU) panelMode(dev *kernels.Device, prog *kernels.Program, nb int) (panelMode, error) {
+// panelMode resolves NoPivot and Pivoting for a factorization of order n
+// with block size nb: PivotingAuto is the tournament on a GPU up to
+// gpuSmallOrder (lu.go), where it was measured faster; the tournament also
+// needs its kernel to accept TL work-items.
+func (lu *LU) panelMode(dev *kernels.Device, prog *kernels.Program, nb, n int) (panelMode, error) {
 	if lu.NoPivot {
 		return panelNoPivot, nil
 	}
@@ -124,7 +137,7 @@ func (lu *LU) panelMode(dev *kernels.Device, prog *kernels.Program, nb int) (pan
 	default:
 		return 0, fmt.Errorf("%w: pivoting %v", ErrVariant, lu.Pivoting)
 	}
-	if lu.Pivoting == PivotingAuto && !isGPU(dev) {
+	if lu.Pivoting == PivotingAuto && (!isGPU(dev) || n > gpuSmallOrder) {
 		return panelPartial, nil
 	}
 	tl := tournamentLocal(dev, nb)
@@ -209,7 +222,7 @@ func factorTournament(dev *kernels.Device, prog *kernels.Program, a, ipiv, statu
 	// right of it are then solved by one TRSM and the trailing matrix
 	// updated by one GEMM with ow inner columns, which the dense core runs
 	// far faster than ow/nb updates of nb.
-	ow := outerBlock(dev, nb)
+	ow := outerBlock(dev, nb, ld)
 	for k0 := 0; k0 < ld; k0 += ow {
 		cend := min(ld, k0+ow)
 		for k := k0; k < cend; k += nb {

@@ -45,11 +45,12 @@ type Options struct {
 	// a positive value takes the tiled solve with that many rows per tile.
 	BackSubTile int
 	// BlockSize is the panel width of the blocked LU; zero means
-	// DefaultBlockSize on a GPU, 16 on other devices.
+	// LU.BlockSize's default (64 or 32 on a GPU, 16 on other devices).
 	BlockSize int
 	// Pivoting chooses the blocked LU's pivoting when Pivot is set
 	// (LU.Pivoting): PivotingAuto, the zero value, takes tournament
-	// pivoting on a GPU and exact partial pivoting elsewhere.
+	// pivoting on a GPU up to order 4096 and exact partial pivoting
+	// elsewhere.
 	Pivoting Pivoting
 }
 

@@ -57,12 +57,13 @@ type denseBenchReport struct {
 	Results []denseBenchResult `json:"results"`
 
 	pivoting []gauss.Pivoting // the LU's pivoting (--pivoting)
+	luBlocks []int            // the LU's panel widths besides the default (--lu-nb)
 }
 
 // denseBenchFlags are the flags of `oclsolve bench dense`.
 type denseBenchFlags struct {
 	sizes, ops, dtypes, blocks, look string
-	pivoting                         string
+	luBlocks, pivoting               string
 	reps                             int
 	asJSON                           bool
 }
@@ -73,8 +74,10 @@ func runBenchDense(args []string) error {
 	fs.StringVar(&f.sizes, "sizes", "", "matrix orders (default 1024,2048,4096 on a GPU, 256,512,1024 elsewhere)")
 	fs.StringVar(&f.ops, "ops", "gemm,syrk,trsm,potrf,cholesky,lu", "what to measure: gemm,syrk,trsm,potrf,cholesky,lu,tune,latency (tune: every GEMM configuration at each size; latency: the time per launch of n chained 1x1 products)")
 	fs.StringVar(&f.dtypes, "dtype", "float64", "float64, float32 or both")
-	fs.StringVar(&f.blocks, "nb", "", "POTRF outer block widths to compare besides the engine's (0: recursive); LU panel widths besides the default")
+	fs.StringVar(&f.blocks, "nb", "", "POTRF outer block widths to compare besides the engine's (0: recursive)")
 	fs.StringVar(&f.look, "lookahead", "on", "POTRF look-ahead on the side queue: on, off or both")
+	fs.StringVar(&f.luBlocks, "lu-nb", "", "LU panel widths to compare besides the default")
+	fs.StringVar(&f.pivoting, "pivoting", "auto", "the LU's pivoting, a list of auto, partial, tournament")
 	fs.StringVar(&f.pivoting, "pivoting", "auto", "the LU's pivoting, a list of auto, partial, tournament")
 	fs.IntVar(&f.reps, "reps", 3, "runs per measurement (the best counts)")
 	fs.BoolVar(&f.asJSON, "json", false, "print JSON instead of a table")
@@ -109,6 +112,11 @@ func runBenchDense(args []string) error {
 		return err
 	}
 	rep := &denseBenchReport{Device: dev.Name(), Configs: map[string]string{}, pivoting: pivs}
+	if f.luBlocks != "" {
+		if rep.luBlocks, err = parseInts(f.luBlocks); err != nil {
+			return err
+		}
+	}
 	for _, dt := range dts {
 		e, err := dense.For(dev, dt)
 		if err != nil {
@@ -232,7 +240,7 @@ func (rep *denseBenchReport) measure(dev *kernels.Device, e *dense.Engine, op st
 	case "lu":
 		if dt == dense.Float64 {
 			for _, piv := range rep.pivoting {
-				for _, nb := range append([]int{0}, nbs...) {
+				for _, nb := range append([]int{0}, rep.luBlocks...) {
 					rep.add(benchDenseLU(dev, n, nb, piv, reps))
 				}
 			}

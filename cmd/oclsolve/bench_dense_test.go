@@ -38,7 +38,7 @@ func TestBenchDense(t *testing.T) {
 			t.Errorf("%s: %d results, want %d", op, ops[op], n)
 		}
 	}
-	for _, args := range [][]string{{"--sizes", "0"}, {"--sizes", "4000000000"}, {"--ops", "nope"}, {"--dtype", "float16"}} {
+	for _, args := range [][]string{{"--sizes", "0"}, {"--sizes", "4000000000"}, {"--ops", "nope"}, {"--dtype", "float16"}, {"--pivoting", "rook"}} {
 		stderr.Reset()
 		code := runMain(append([]string{"bench", "dense"}, args...), os.Stdout, &stderr)
 		if code == 0 || !strings.Contains(stderr.String(), "usage") {
