@@ -78,7 +78,6 @@ func runBenchDense(args []string) error {
 	fs.StringVar(&f.look, "lookahead", "on", "POTRF look-ahead on the side queue: on, off or both")
 	fs.StringVar(&f.luBlocks, "lu-nb", "", "LU panel widths to compare besides the default")
 	fs.StringVar(&f.pivoting, "pivoting", "auto", "the LU's pivoting, a list of auto, partial, tournament")
-	fs.StringVar(&f.pivoting, "pivoting", "auto", "the LU's pivoting, a list of auto, partial, tournament")
 	fs.IntVar(&f.reps, "reps", 3, "runs per measurement (the best counts)")
 	fs.BoolVar(&f.asJSON, "json", false, "print JSON instead of a table")
 	pos, err := parseInterspersed(fs, args)
