@@ -14,8 +14,7 @@ import (
 	"github.com/oclsolve/oclsolve/kernels"
 )
 
-var cgMultiProgram = &kernels.ProgramSet{NeedFP64: true, Options: statusOptions,
-	Sources: clSources("dense_common.cl", "cg_common.cl", "cg_multi.cl", "cg_multi_pipe.cl")}
+var cgMultiProgram = solverProgram("dense_common.cl", "cg_common.cl", "cg_multi.cl", "cg_multi_pipe.cl")
 
 // namedKernel is a kernel of a program to look up by name, and where to
 // keep it.

@@ -9,8 +9,7 @@ import (
 )
 
 // denseProgram holds the dense kernels of both variants and Gauss-Jordan.
-var denseProgram = &kernels.ProgramSet{NeedFP64: true, Options: statusOptions,
-	Sources: clSources("sks_status.cl", "dense_common.cl", "dense_thesis.cl", "dense_blocked.cl", "gaussjordan.cl")}
+var denseProgram = solverProgram("sks_status.cl", "dense_common.cl", "dense_thesis.cl", "dense_blocked.cl", "gaussjordan.cl")
 
 // Geometry of the fast dense kernels.
 const (

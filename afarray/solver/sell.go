@@ -21,7 +21,7 @@ import (
 // the format, the entry, its default ordering and its report figures from
 // init below.
 
-var sellProgram = &kernels.ProgramSet{NeedFP64: true, Sources: clSources("sell.cl")}
+var sellProgram = solverProgram("sell.cl")
 
 // formatSELL is the sliced ELLPACK format (unexported: the registry and
 // ParseFormat name it).

@@ -16,6 +16,13 @@ import (
 //go:embed *.cl
 var clFiles embed.FS
 
+// solverProgram is a program of the package built from the named .cl
+// files (clSources): every one needs double precision and gets the status
+// slots' numbers (statusOptions).
+func solverProgram(names ...string) *kernels.ProgramSet {
+	return &kernels.ProgramSet{NeedFP64: true, Options: statusOptions, Sources: clSources(names...)}
+}
+
 // clSources returns the named .cl files of this folder as build sources.
 // A name that is not there is a mistake in this package, which it reports
 // by panicking: at package initialization for the programs declared at

@@ -10,8 +10,7 @@ import (
 )
 
 // cgProgram holds the products of every format and the CG kernels.
-var cgProgram = &kernels.ProgramSet{NeedFP64: true, Options: statusOptions,
-	Sources: clSources("dense_common.cl", "cg_common.cl", "spmv.cl", "cg.cl")}
+var cgProgram = solverProgram("dense_common.cl", "cg_common.cl", "spmv.cl", "cg.cl")
 
 // Formats of row_sum in spmv.cl.
 const (

@@ -27,7 +27,7 @@ import (
 // the top's forward and backward solves, the top's solution back to every
 // device, and the backward solves of the subtrees at once.
 
-var snMultiProgram = &kernels.ProgramSet{NeedFP64: true, Sources: clSources("supernodal_multi.cl")}
+var snMultiProgram = solverProgram("supernodal_multi.cl")
 
 // snPackLocal is the work-group size of sn_pack.
 const snPackLocal = 256
