@@ -24,19 +24,22 @@
 // tiled when 2n values exceed local memory, and typed errors for zero pivots.
 //
 // The blocked variant (type LU) is the fast path: a right-looking LU in
-// panels of BlockSize columns. On a GPU (LU.Pivoting, Options.Pivoting:
-// PivotingAuto) each panel's pivots come from a tournament (CALU, Grigori,
-// Demmel and Xiang 2011; lu_tournament.cl): work-groups run partial
-// pivoting on blocks of the panel's rows held in registers, with local
-// barriers only, then on the stacked winners of several blocks, until one
-// group is left, whose picks are the panel's pivot rows and whose
-// eliminated rows are their factors; one more launch exchanges the rows,
-// writes L11\U11 and L21 = A21 U11^-1 and solves the U block row, and the
-// dense core's GEMM updates the trailing matrix: a few launches per panel
-// and no grid-wide barrier. The pivots differ from partial pivoting's
-// beyond each panel's first column; the backward error does not (tested
-// against gonum). PivotingPartial, the default on other devices, keeps
-// LAPACK's pivots exactly: each panel is then one launch
+// panels of BlockSize columns, grouped in outer blocks whose panels update
+// only the block's columns (one TRSM and one GEMM of the block's width
+// update the rest). On a GPU up to order 4096 (LU.Pivoting,
+// Options.Pivoting: PivotingAuto) each panel's pivots come from a
+// tournament (CALU, Grigori, Demmel and Xiang 2011; lu_tournament.cl):
+// work-groups run partial pivoting on blocks of the panel's rows held in
+// registers, with local barriers only, then on the stacked winners of
+// several blocks, until one group is left, whose picks are the panel's
+// pivot rows and whose eliminated rows are their factors; one more launch
+// exchanges the rows, writes L11\U11 and L21 = A21 U11^-1 and solves the U
+// block row, and the dense core's GEMM updates the trailing matrix: a few
+// launches per panel and no grid-wide barrier. The pivots differ from
+// partial pivoting's beyond each panel's first column; the backward error
+// does not (tested against gonum). PivotingPartial, the default on other
+// devices and above order 4096, keeps LAPACK's pivots exactly: each panel
+// is then one launch
 // over many work-groups that take its columns one after the other, meeting
 // at a grid-wide barrier between columns (pivot search from per-group
 // maxima, rows marked rather than moved while the panel is factorized).
