@@ -13,6 +13,7 @@ import (
 func TestDenseLaunchCountsAndLeaks(t *testing.T) {
 	n := 70
 	blocks := (n + 31) / 32
+	leaves := (n + 63) / 64
 	a := denseTestUpload(t, denseTestSPD(n, 1))
 	b := denseTestUploadVec(t, denseTestVec(n, 2))
 	dev := a.Device()
@@ -28,7 +29,9 @@ func TestDenseLaunchCountsAndLeaks(t *testing.T) {
 		{"LDLT", Thesis, true, 1 + 2*n, 1 + 2*n + 1 + 1, 4*n + 1},
 		// factor: scan + panel and update per block (no update after the
 		// last) + storing the last diagonal block; solve: 2 per block + 2 scans.
-		{"Cholesky", Fast, false, 1 + 2*blocks - 1 + 1, 2*blocks + 2, 0},
+		// Cholesky: scan + dense.Potrf, one block column of n <= 512 in
+		// potrf_panel leaves of 64 columns with a GEMM update between two.
+		{"Cholesky", Fast, false, 1 + 2*leaves - 1, 2*blocks + 2, 0},
 		{"LDLT", Fast, true, 1 + 2*blocks - 1 + 1, 2*blocks + 2, 0},
 	}
 	dst, err := afarray.Zeros(n)
