@@ -1015,3 +1015,70 @@ func TestPotrfTimed(t *testing.T) {
 		t.Errorf("no Info: %v", err)
 	}
 }
+
+// BenchmarkPotrfBlockColumn times the pieces of a block column of a
+// factorization of order OCLSOLVE_BENCH_N (default 2048): one 64-column
+// potrf_panel leaf over all rows, and a whole 512-column block column
+// (potrfTall: leaves and the GEMM updates between them), each launched
+// b.N times in a row (the values are not a factorization after the first:
+// only the time counts).
+func BenchmarkPotrfBlockColumn(b *testing.B) {
+	dev, err := kernels.Default()
+	if err != nil {
+		b.Skip(err)
+	}
+	e, err := For(dev, Float64)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if e.potrfPanelK == nil {
+		b.Skip("no register potrf_panel on this device")
+	}
+	n := 2048
+	if v, err := fmt.Sscan(os.Getenv("OCLSOLVE_BENCH_N"), &n); v != 1 || err != nil {
+		n = 2048
+	}
+	buf, err := dev.Alloc(int64(n) * 512 * 8)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer buf.Release()
+	vals := make([]float64, n*512)
+	for j := 0; j < 512; j++ {
+		for i := 0; i < n; i++ {
+			vals[i+n*j] = 1 / float64(1+i+j)
+		}
+		vals[j+n*j] = float64(n)
+	}
+	if err := buf.Write(0, vals); err != nil {
+		b.Fatal(err)
+	}
+	info, err := NewInfo(dev)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer info.Release()
+	count, err := e.panelCounters(n)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer count.Release()
+	a := Mat{Buf: buf, Rows: n, Cols: 512, LD: n}
+	for _, w := range []int{64, 512} {
+		b.Run(fmt.Sprintf("n=%d/width=%d", n, w), func(b *testing.B) {
+			if err := dev.Finish(); err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if err := e.potrfTall(a, 0, w, n, info, count); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := dev.Finish(); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "us/column")
+		})
+	}
+}

@@ -22,7 +22,13 @@
 #define SA (MT + 2)       // padded row of the A tile (fewer conflicts for transposed stores),
 #define SB (NT + 2)       // even so that pairs stay 2-element aligned
 
-#if (MT % TM) || (NT % TN) || ((MT * KT) % WG) || ((KT * NT) % WG)
+// PU: depth steps unrolled together in the inner loop (all KT unless set:
+// fewer keep fewer operands live, for register-bound configurations).
+#ifndef PU
+#define PU KT
+#endif
+
+#if (MT % TM) || (NT % TN) || ((MT * KT) % WG) || ((KT * NT) % WG) || (KT % PU)
 #error "gemm tile configuration does not divide evenly"
 #endif
 
@@ -126,8 +132,10 @@ inline void gemm_tile(int m, int n, int k, int ta, int tb, T alpha,
 		}
 		__local const T *as = As + cur * (KT * SA) + ROW(0);
 		__local const T *bs = Bs + cur * (KT * SB) + COL(0);
+#pragma unroll 1
+		for (int p1 = 0; p1 < KT; p1 += PU)
 #pragma unroll
-		for (int p = 0; p < KT; p++) {
+		for (int p = p1; p < p1 + PU; p++) {
 			T av[TM], bv[TN];
 #ifdef PAIRS
 #pragma unroll

@@ -59,9 +59,10 @@ inline void chol64(int nb, __global const T *A, int lda, int col0, __global int 
 		barrier(CLK_LOCAL_MEM_FENCE);
 		T d = cp[p];
 		int bad = !(d > (T)0);
-		T s = sqrt(d);
+		// sqrt and rsqrt side by side, not sqrt then a division: this chain
+		// is the step's latency, and every step waits for the previous one.
+		T s = sqrt(d), inv = rsqrt(d), lr[4], lc[4];
 		if (bad && l == 0) atomic_min(info, col0 + p);
-		T inv = (T)1 / s, lr[4], lc[4];
 #pragma unroll
 		for (int i = 0; i < 4; i++) {
 			lr[i] = cp[tx + 16 * i] * inv;

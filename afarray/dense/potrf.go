@@ -3,6 +3,8 @@ package dense
 import (
 	"fmt"
 	"math"
+	"os"
+	"strconv"
 	"time"
 
 	"github.com/oclsolve/oclsolve/kernels"
@@ -236,9 +238,16 @@ func (e *Engine) potrfLookahead(a Mat, nb int, info *Info, count *kernels.Buffer
 		if err := s.blockColumn(a, k1, nb1, info, count); err != nil {
 			return err
 		}
-		if r > nb1 {
-			q := p.Sub(nb1, 0, r-nb1, kb)
-			if err := e.gemmLaunch(false, true, -1, q, q, 1, a.Sub(k1+nb1, k1+nb1, r-nb1, r-nb1), true); err != nil {
+		// The rest, in column chunks of lookaheadChunk when set: between
+		// two chunks the side queue's kernels can take the device where
+		// kernels of two queues do not run at once.
+		w := r - nb1
+		if c := lookaheadChunk(); c > 0 {
+			w = c
+		}
+		for c0 := nb1; c0 < r; c0 += w {
+			q := p.Sub(c0, 0, r-c0, kb)
+			if err := e.gemmLaunch(false, true, -1, q, q.Sub(0, 0, min(w, r-c0), kb), 1, a.Sub(k1+c0, k1+c0, r-c0, min(w, r-c0)), true); err != nil {
 				return err
 			}
 		}
@@ -247,6 +256,17 @@ func (e *Engine) potrfLookahead(a Mat, nb int, info *Info, count *kernels.Buffer
 		}
 		k = k1
 	}
+}
+
+// lookaheadChunk is the column chunk of the trailing update under
+// look-ahead (OCLSOLVE_POTRF_CHUNK, a positive multiple of 64, for
+// experiments; 0: one launch).
+func lookaheadChunk() int {
+	v, err := strconv.Atoi(os.Getenv("OCLSOLVE_POTRF_CHUNK"))
+	if err != nil || v <= 0 || v%64 != 0 {
+		return 0
+	}
+	return v
 }
 
 // handOver makes the commands enqueued on to from now on wait for those

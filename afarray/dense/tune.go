@@ -112,6 +112,11 @@ func (c Config) options(dt DType, pairs bool) string {
 	if pairs {
 		o += " -DPAIRS" // see gemm.cl: GPUs only
 	}
+	// OCLSOLVE_GEMM_DEFINES adds build options to the GEMM program, for
+	// experiments with the kernel's switches (e.g. -DPU=2).
+	if x := os.Getenv("OCLSOLVE_GEMM_DEFINES"); x != "" {
+		o += " " + x
+	}
 	return o
 }
 

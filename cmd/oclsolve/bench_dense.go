@@ -58,14 +58,15 @@ type denseBenchReport struct {
 
 	pivoting []gauss.Pivoting // the LU's pivoting (--pivoting)
 	luBlocks []int            // the LU's panel widths besides the default (--lu-nb)
+	tune     []dense.Config   // the configurations --ops tune measures
 }
 
 // denseBenchFlags are the flags of `oclsolve bench dense`.
 type denseBenchFlags struct {
-	sizes, ops, dtypes, blocks, look string
-	luBlocks, pivoting               string
-	reps                             int
-	asJSON                           bool
+	sizes, ops, dtypes, blocks, look, configs string
+	luBlocks, pivoting                        string
+	reps                                      int
+	asJSON                                    bool
 }
 
 func runBenchDense(args []string) error {
@@ -75,6 +76,7 @@ func runBenchDense(args []string) error {
 	fs.StringVar(&f.ops, "ops", "gemm,syrk,trsm,potrf,cholesky,lu", "what to measure: gemm,syrk,trsm,potrf,cholesky,lu,tune,latency (tune: every GEMM configuration at each size; latency: the time per launch of n chained 1x1 products)")
 	fs.StringVar(&f.dtypes, "dtype", "float64", "float64, float32 or both")
 	fs.StringVar(&f.blocks, "nb", "", "POTRF outer block widths to compare besides the engine's (0: recursive)")
+	fs.StringVar(&f.configs, "configs", "", "GEMM configurations for --ops tune (default: all of dense.Configs), e.g. 128x128x8/8x8,64x128x8/8x8")
 	fs.StringVar(&f.look, "lookahead", "on", "POTRF look-ahead on the side queue: on, off or both")
 	fs.StringVar(&f.luBlocks, "lu-nb", "", "LU panel widths to compare besides the default")
 	fs.StringVar(&f.pivoting, "pivoting", "auto", "the LU's pivoting, a list of auto, partial, tournament")
@@ -110,7 +112,18 @@ func runBenchDense(args []string) error {
 	if err != nil {
 		return err
 	}
-	rep := &denseBenchReport{Device: dev.Name(), Configs: map[string]string{}, pivoting: pivs}
+	cfgs := dense.Configs
+	if f.configs != "" {
+		cfgs = nil
+		for _, c := range strings.Split(f.configs, ",") {
+			cfg, err := dense.ParseConfig(strings.TrimSpace(c))
+			if err != nil {
+				return fmt.Errorf("%w: --configs: %v", errUsage, err)
+			}
+			cfgs = append(cfgs, cfg)
+		}
+	}
+	rep := &denseBenchReport{Device: dev.Name(), Configs: map[string]string{}, pivoting: pivs, tune: cfgs}
 	if f.luBlocks != "" {
 		if rep.luBlocks, err = parseInts(f.luBlocks); err != nil {
 			return err
@@ -202,7 +215,7 @@ func (rep *denseBenchReport) measure(dev *kernels.Device, e *dense.Engine, op st
 	dt := e.DType()
 	switch op {
 	case "tune":
-		rates, err := dense.Measure(dev, dt, n, dense.Configs)
+		rates, err := dense.Measure(dev, dt, n, rep.tune)
 		if err != nil {
 			rep.add(denseBenchResult{Op: op, DType: dt.String(), N: n, Error: err.Error()})
 			return nil
