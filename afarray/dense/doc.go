@@ -61,7 +61,7 @@
 // batches run the tiled kernel there. SYRK is the same kernel writing
 // only the lower triangle (tiles above the diagonal leave at once). TRSM is
 // recursive: halves solved in turn with one deep GEMM update between them,
-// 32-wide leaves solved in local memory. POTRF is right-looking in 512-column
+// 32-wide leaves solved in local memory. POTRF is right-looking in 1024-column
 // blocks (Syrk for the trailing update). Each block column (diagonal block
 // and the panel below it) is factored recursively by columns down to
 // 64-column leaves, each one potrf_panel launch in which every work-group

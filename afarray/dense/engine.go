@@ -189,11 +189,14 @@ func (e *Engine) DType() DType { return e.dt }
 // Config returns the GEMM tile configuration in use.
 func (e *Engine) Config() Config { return e.cfg }
 
-// defaultBlock is Potrf's default outer block. On an H100 the blocked form
-// with 512-column blocks factored n = 8192 at 4.0 TFLOP/s and n = 16384 at
-// 8.1 against 2.8 and 7.1 for the fully recursive one: the recursion
-// multiplies the small latency-bound launches (leaves, thin TRSM blocks).
-const defaultBlock = 512
+// defaultBlock is Potrf's default outer block. On an H100 (with the
+// one-launch potrf_panel leaves and look-ahead) n = 16384 took 117.9,
+// 114.7 and 112.8 ms in blocks of 512, 768 and 1024 columns, n = 8192 26.2,
+// 26.0 and 25.9 ms: wider blocks make the trailing updates fewer and
+// larger, and a block column costs about its 64-column leaves whatever its
+// width. (Before those leaves, 512 beat the fully recursive form: 8.1
+// against 7.1 TFLOP/s at 16384.)
+const defaultBlock = 1024
 
 // BlockSize returns the outer block width of Potrf (0: recursive).
 func (e *Engine) BlockSize() int {
@@ -203,7 +206,7 @@ func (e *Engine) BlockSize() int {
 }
 
 // SetBlockSize sets the outer block width of Potrf: a positive multiple of
-// 32 (the default is 512), or 0 for the fully recursive factorization.
+// 32 (the default is 1024), or 0 for the fully recursive factorization.
 func (e *Engine) SetBlockSize(nb int) error {
 	if nb < 0 || nb%trsmBlock != 0 {
 		return fmt.Errorf("dense: %w: block size %d is neither 0 nor a positive multiple of %d", ErrArgument, nb, trsmBlock)

@@ -38,7 +38,35 @@ func TestBenchDense(t *testing.T) {
 			t.Errorf("%s: %d results, want %d", op, ops[op], n)
 		}
 	}
-	for _, args := range [][]string{{"--sizes", "0"}, {"--sizes", "4000000000"}, {"--ops", "nope"}, {"--dtype", "float16"}, {"--pivoting", "rook"}} {
+	// --lookahead both doubles the POTRF variants; --configs picks the
+	// tuned configurations; latency reports a time per launch.
+	stderr.Reset()
+	out = captureStdout(t, func() {
+		code = runMain([]string{"bench", "dense", "--sizes", "70", "--ops", "potrf,tune,latency", "--lookahead", "both",
+			"--configs", "64x64x16/4x4,64x64x0/16x8", "--reps", "1", "--json"}, os.Stdout, &stderr)
+	})
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	rep = denseBenchReport{}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	got := map[string]int{}
+	for _, r := range rep.Results {
+		if r.Error != "" || r.TimeS <= 0 {
+			t.Errorf("%+v", r)
+		}
+		got[r.Op+"/"+r.Lookahead+"/"+r.Config]++
+	}
+	for _, k := range []string{"potrf/on/" + rep.Results[0].Config, "potrf/off/" + rep.Results[0].Config,
+		"tune//64x64x16/4x4", "tune//64x64x0/16x8", "latency//" + rep.Results[0].Config} {
+		if got[k] != 1 {
+			t.Errorf("%s: %d results, want 1 (%v)", k, got[k], got)
+		}
+	}
+	for _, args := range [][]string{{"--sizes", "0"}, {"--sizes", "4000000000"}, {"--ops", "nope"}, {"--dtype", "float16"},
+		{"--lookahead", "maybe"}, {"--ops", "tune", "--configs", "64x64x16/4x5"}, {"--pivoting", "rook"}} {
 		stderr.Reset()
 		code := runMain(append([]string{"bench", "dense"}, args...), os.Stdout, &stderr)
 		if code == 0 || !strings.Contains(stderr.String(), "usage") {
