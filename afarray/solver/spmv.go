@@ -121,30 +121,82 @@ type sparseOperator struct {
 	owned      []*kernels.Buffer
 }
 
-// newSparseOperator is what NewCSCOperator and NewSKSOperator share: the
-// elements' buffer, checked for NaN and Inf; the index arrays' buffers (the
-// first slots of the product's idx, and after the values the thesis
-// kernel's arguments); and the thesis variant's need for atomics.
-func newSparseOperator(format string, f, n int, elements *afarray.Array, v Variant, thesis string, phases int,
-	index ...*afarray.Array) (sparseOperator, error) {
-	val, err := float64Buffer(elements, format+" elements")
+// rowOperator is CSCOperator and SKSOperator: the matrix m, kept as given
+// (the operator uses its arrays), and the product.
+type rowOperator[M operandMatrix] struct {
+	m M
+	sparseOperator
+}
+
+// operandMatrix is what the row operators take: a device matrix in the
+// thesis's CSC or skyline layout.
+type operandMatrix interface{ *afarray.CSC | *afarray.SKS }
+
+// operatorFormat is what newSparseOperator needs to know of a format: its
+// name in errors, row_sum's format code, the thesis product's kernel and
+// launches, a matrix's order, values and index arrays (the first idx slots
+// of the product), the lengths the index arrays must have, and what the
+// fast variant adds to the product.
+type operatorFormat[M operandMatrix] struct {
+	name, thesis string
+	code, phases int
+	arrays       func(m M) (n int, elements *afarray.Array, index []*afarray.Array)
+	indexLen     func(n, le int) []int
+	fast         func(o *sparseOperator, m M, dev *kernels.Device) error
+}
+
+// newSparseOperator is NewCSCOperator and NewSKSOperator: the variant, m's
+// arrays (not released, of consistent lengths), the elements' buffer,
+// checked for NaN and Inf, the index arrays' buffers (the first slots of
+// the product's idx, and after the values the thesis kernel's arguments);
+// then the thesis variant's need for atomics, or the fast variant's
+// additions.
+func newSparseOperator[O ~struct{ rowOperator[M] }, M operandMatrix](v Variant, f operatorFormat[M], m M) (*O, error) {
+	v, err := normVariant(v)
 	if err != nil {
-		return sparseOperator{}, err
+		return nil, err
+	}
+	if m == nil {
+		return nil, fmt.Errorf("%w: %s operator", ErrReleased, f.name)
+	}
+	n, elements, index := f.arrays(m)
+	if elements.Released() || slices.ContainsFunc(index, (*afarray.Array).Released) {
+		return nil, fmt.Errorf("%w: %s operator", ErrReleased, f.name)
+	}
+	lens := make([]int, len(index))
+	for i, a := range index {
+		lens[i] = a.Len()
+	}
+	if want := f.indexLen(n, elements.Len()); n <= 0 || !slices.Equal(lens, want) {
+		return nil, fmt.Errorf("%w: %s operator: n=%d with %d values and index arrays of %v entries, want %v",
+			ErrShape, f.name, n, elements.Len(), lens, want)
+	}
+	val, err := float64Buffer(elements, f.name+" elements")
+	if err != nil {
+		return nil, err
 	}
 	dev := elements.Device()
 	if err := checkMatrixValues(dev, val, elements.Len()); err != nil {
-		return sparseOperator{}, err
+		return nil, err
 	}
-	o := sparseOperator{name: format + " operator", elements: elements, v: v,
-		p:      rowProduct{fmt: f, n: n, le: elements.Len(), val: val},
-		thesis: thesis, phases: phases, thesisArgs: []any{val}}
+	so := &sparseOperator{name: f.name + " operator", elements: elements, v: v,
+		p:      rowProduct{fmt: f.code, n: n, le: elements.Len(), val: val},
+		thesis: f.thesis, phases: f.phases, thesisArgs: []any{val}}
 	for i, a := range index {
-		if o.p.idx[i], err = a.DeviceBuffer(); err != nil {
-			return sparseOperator{}, err
+		if so.p.idx[i], err = a.DeviceBuffer(); err != nil {
+			return nil, err
 		}
-		o.thesisArgs = append(o.thesisArgs, o.p.idx[i])
+		so.thesisArgs = append(so.thesisArgs, so.p.idx[i])
 	}
-	return o, needAtomics(dev, v, format)
+	if v == Thesis {
+		err = needAtomics(dev, v, f.name)
+	} else {
+		err = f.fast(so, m, dev)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &O{rowOperator[M]{m, *so}}, nil
 }
 
 // N returns the order.
@@ -228,40 +280,63 @@ func needAtomics(dev *kernels.Device, v Variant, what string) error {
 // average row computes each row completely: column i's entries directly,
 // the rest through the index. No atomics, no second pass over the vector,
 // each result written once.
-type CSCOperator struct {
-	m *afarray.CSC
-	sparseOperator
-}
+type CSCOperator struct{ rowOperator[*afarray.CSC] }
 
 // NewCSCOperator wraps m (not copied; it must outlive the operator). It
 // checks the values for NaN and Inf; the fast variant also downloads the
 // index vectors once (m.Host, cached by m) to build the transposed index.
 // Release frees that index.
 func NewCSCOperator(m *afarray.CSC, v Variant) (*CSCOperator, error) {
-	v, err := normVariant(v)
-	if err != nil {
-		return nil, err
-	}
-	if m == nil || m.Elements == nil || m.Elements.Released() || m.DiagPos.Released() || m.RowIdx.Released() {
-		return nil, fmt.Errorf("%w: CSC operator", ErrReleased)
-	}
-	if m.N <= 0 || m.DiagPos.Len() != m.N || m.RowIdx.Len() != m.Elements.Len()-m.N {
-		return nil, fmt.Errorf("%w: CSC operator: n=%d with %d columns, %d values, %d rows", ErrShape, m.N, m.DiagPos.Len(), m.Elements.Len(), m.RowIdx.Len())
-	}
-	so, err := newSparseOperator("CSC", fmtCSC, m.N, m.Elements, v, "csc_spmv_thesis", 3, m.DiagPos, m.RowIdx)
-	if err != nil {
-		return nil, err
-	}
-	o, dev := &CSCOperator{m: m, sparseOperator: so}, m.Elements.Device()
-	if v == Thesis {
-		return o, nil
-	}
+	return newSparseOperator[CSCOperator](v, cscOperator, m)
+}
+
+// SKSOperator is a symmetric matrix in the thesis's skyline layout
+// (afarray.SKS) as an Operator.
+//
+// Thesis variant (§4.10): two launches of the thesis's geometry per
+// product: (D + Lᵀ)x gathered by a group per row, strict Lx scattered by a
+// group per column with the double atomic add.
+//
+// Fast variant: one launch without atomics. NewSKSOperator computes on the
+// device, once, first[i], the first column whose run reaches row i (4n
+// bytes); by the monotone last-row rule row i's strict lower part is then
+// the contiguous column range first[i]..i-1, so a team of items computes
+// each row whole: its own column's run (contiguous, coalesced) plus that
+// range.
+type SKSOperator struct{ rowOperator[*afarray.SKS] }
+
+// NewSKSOperator wraps m (not copied; it must outlive the operator) and
+// checks its values for NaN and Inf. Release frees the fast variant's
+// first-row index.
+func NewSKSOperator(m *afarray.SKS, v Variant) (*SKSOperator, error) {
+	return newSparseOperator[SKSOperator](v, sksOperator, m)
+}
+
+// The two formats' operators: for CSC the index arrays are the diagonal
+// positions (n) and the rows of the off-diagonal entries (le - n); for the
+// skyline the diagonal positions (n).
+var (
+	cscOperator = operatorFormat[*afarray.CSC]{name: "CSC", code: fmtCSC, thesis: "csc_spmv_thesis", phases: 3,
+		arrays: func(m *afarray.CSC) (int, *afarray.Array, []*afarray.Array) {
+			return m.N, m.Elements, []*afarray.Array{m.DiagPos, m.RowIdx}
+		},
+		indexLen: func(n, le int) []int { return []int{n, le - n} }, fast: cscRowIndex}
+	sksOperator = operatorFormat[*afarray.SKS]{name: "SKS", code: fmtSKS, thesis: "sks_spmv_thesis", phases: 2,
+		arrays: func(m *afarray.SKS) (int, *afarray.Array, []*afarray.Array) {
+			return m.N, m.Elements, []*afarray.Array{m.Index}
+		},
+		indexLen: func(n, le int) []int { return []int{n} }, fast: sksFirstRows}
+)
+
+// cscRowIndex builds the fast CSC product's transposed index of the strict
+// lower triangle (idx slots 2-4) and sets its team size.
+func cscRowIndex(o *sparseOperator, m *afarray.CSC, dev *kernels.Device) error {
 	h, err := m.Host()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := h.Validate(); err != nil {
-		return nil, fmt.Errorf("solver: CSC operator: %w", err)
+		return fmt.Errorf("solver: CSC operator: %w", err)
 	}
 	n := h.N
 	rp := make([]int32, n+1)
@@ -292,72 +367,35 @@ func NewCSCOperator(m *afarray.CSC, v Variant) (*CSCOperator, error) {
 			for _, b := range bufs {
 				b.Release()
 			}
-			return nil, err
+			return err
 		}
 		bufs = append(bufs, b)
 	}
 	o.p.idx[2], o.p.idx[3], o.p.idx[4] = bufs[0], bufs[1], bufs[2]
 	o.owned = bufs
 	o.p.team = teamSize(dev, float64(2*o.p.le-n)/float64(n))
-	return o, nil
+	return nil
 }
 
-// SKSOperator is a symmetric matrix in the thesis's skyline layout
-// (afarray.SKS) as an Operator.
-//
-// Thesis variant (§4.10): two launches of the thesis's geometry per
-// product: (D + Lᵀ)x gathered by a group per row, strict Lx scattered by a
-// group per column with the double atomic add.
-//
-// Fast variant: one launch without atomics. NewSKSOperator computes on the
-// device, once, first[i], the first column whose run reaches row i (4n
-// bytes); by the monotone last-row rule row i's strict lower part is then
-// the contiguous column range first[i]..i-1, so a team of items computes
-// each row whole: its own column's run (contiguous, coalesced) plus that
-// range.
-type SKSOperator struct {
-	m *afarray.SKS
-	sparseOperator
-}
-
-// NewSKSOperator wraps m (not copied; it must outlive the operator) and
-// checks its values for NaN and Inf. Release frees the fast variant's
-// first-row index.
-func NewSKSOperator(m *afarray.SKS, v Variant) (*SKSOperator, error) {
-	v, err := normVariant(v)
-	if err != nil {
-		return nil, err
-	}
-	if m == nil || m.Elements == nil || m.Elements.Released() || m.Index.Released() {
-		return nil, fmt.Errorf("%w: SKS operator", ErrReleased)
-	}
-	if m.N <= 0 || m.Index.Len() != m.N {
-		return nil, fmt.Errorf("%w: SKS operator: n=%d with %d columns", ErrShape, m.N, m.Index.Len())
-	}
-	so, err := newSparseOperator("SKS", fmtSKS, m.N, m.Elements, v, "sks_spmv_thesis", 2, m.Index)
-	if err != nil {
-		return nil, err
-	}
-	o, dev := &SKSOperator{m: m, sparseOperator: so}, m.Elements.Device()
-	if v == Thesis {
-		return o, nil
-	}
+// sksFirstRows computes the fast skyline product's first-row index (idx
+// slot 1) on the device and sets its team size.
+func sksFirstRows(o *sparseOperator, m *afarray.SKS, dev *kernels.Device) error {
 	first, err := dev.Alloc(4 * int64(m.N))
 	if err != nil {
-		return nil, err
+		return err
 	}
 	k, err := cgProgram.Kernel(dev, "sks_first_rows")
 	if err != nil {
 		first.Release()
-		return nil, err
+		return err
 	}
 	if err := k.Launch([]int{groupsFor(m.N, denseLocal) * denseLocal}, []int{denseLocal}, m.N, o.p.le, o.p.idx[0], first); err != nil {
 		first.Release()
-		return nil, err
+		return err
 	}
 	o.owned, o.p.idx[1] = []*kernels.Buffer{first}, first
 	o.p.team = teamSize(dev, float64(2*o.p.le-m.N)/float64(m.N))
-	return o, nil
+	return nil
 }
 
 // diagonalIndexed sets dst[i] = elements[pos[i]].
