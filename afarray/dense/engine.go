@@ -151,8 +151,13 @@ func NewWithConfig(dev *kernels.Device, dt DType, cfg Config) (*Engine, error) {
 	}
 	e.nb = defaultBlock
 	e.lookahead = true
-	if cfg.Packed() {
-		if e.packed, err = buildPacked(dev, dt, cfg); err != nil {
+	if cfg.Packed() || cfg.Direct() {
+		// A direct engine packs what its kernel does badly (usePacked).
+		pc := cfg
+		if cfg.Direct() {
+			pc = packedBeside
+		}
+		if e.packed, err = buildPacked(dev, dt, pc); err != nil {
 			return nil, err
 		}
 	}

@@ -69,7 +69,7 @@ func (e *Engine) gemmLaunch(transA, transB bool, alpha float64, a, b Mat, beta f
 	if m == 0 || n == 0 {
 		return nil
 	}
-	if e.packed != nil && int64(m)*int64(n)*int64(k) >= packedMinWork {
+	if e.packed != nil && e.usePacked(transA, m, n, k) {
 		return e.packed.launch(e.q, e.dt, transA, transB, e.scalar(alpha), e.scalar(beta), a, b, c, k, lower)
 	}
 	if e.gemmDirectK != nil && !transA {

@@ -134,7 +134,32 @@ func one(dt DType) any {
 	return 1.0
 }
 
-// packedMinWork is the smallest product (m*n*k) an engine with a packed
-// configuration packs: below it the packing launches and copies cost more
-// than they save, and the tiled kernel does it in one launch.
+// packedMinWork is the smallest product (m*n*k) an engine packs: below it
+// the packing launches and copies cost more than they save, and the tiled
+// or direct kernel does it in one launch.
 const packedMinWork = 1 << 18
+
+// packedDepth is the depth from which an engine with a direct
+// configuration packs even untransposed products: a group of the direct
+// kernel streams (MT+NT) x k elements, which at k = 2048 no longer stay in
+// a core's L2 cache. On the 2 AVX-512 cores of the dev machine (PoCL 3.1)
+// the direct 128x64x0/16x8 ran n = 2048 at 0.43-0.50 of numpy/OpenBLAS,
+// the packed forms at 0.9-1.0; at n = 768 the direct one was faster (~100
+// against ~80 GFLOP/s), at 1024 about even.
+const packedDepth = 1024
+
+// packedBeside is the packed geometry a direct engine uses (usePacked):
+// 128x32x512/16x8p ran n = 1024 and 2048 at 143 and 164 GFLOP/s on the
+// idle dev machine, the other geometries tried at 128-165.
+var packedBeside = Config{128, 32, -512, 16, 8}
+
+// usePacked reports whether e runs a product of op(A) m x k through the
+// packed kernel (e.packed != nil): a packed engine packs every product
+// large enough, a direct one those its kernel cannot take (A transposed,
+// which would go to the slow tiled kernel) or does badly (deep ones).
+func (e *Engine) usePacked(transA bool, m, n, k int) bool {
+	if int64(m)*int64(n)*int64(k) < packedMinWork {
+		return false
+	}
+	return e.cfg.Packed() || transA || k >= packedDepth
+}

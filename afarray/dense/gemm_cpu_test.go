@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -48,6 +49,20 @@ func TestGemmPacked(t *testing.T) {
 		checkGemmShapes(t, rng, e)
 		checkSyrk(t, rng, e)
 	}
+	// A direct engine packs deep products and those with A transposed
+	// (usePacked); the shapes here reach the depth, gemmShapes the rest.
+	defer func(s [][3]int) { gemmShapes = s }(gemmShapes)
+	gemmShapes = [][3]int{{37, 29, packedDepth + 77}, {9, 130, packedDepth}, {1, 300, 2 * packedDepth}}
+	for _, dt := range dtypes {
+		e, err := NewWithConfig(dev, dt, Config{64, 64, 0, 16, 8})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.packed == nil || !e.usePacked(false, 37, 29, packedDepth+77) || !e.usePacked(true, 65, 33, 129) || e.usePacked(false, 65, 33, 129) {
+			t.Fatalf("%s engine: packed kernel %v, or the wrong products packed", e.Config(), e.packed != nil)
+		}
+		checkGemmShapes(t, rng, e)
+	}
 }
 
 // checkPackedShapes compares g's product with the reference on gemmShapes
@@ -83,18 +98,19 @@ func checkPackedShapes(t *testing.T, rng *rand.Rand, dev *kernels.Device, dt DTy
 	}
 }
 
-// BenchmarkGemmCPU times GEMM configurations (the packed and direct CPU
-// forms by default; OCLSOLVE_CONFIGS=a,b,... names others) through an
-// engine on n x n x n float64 products (NN), packing included, and reports
-// the best run.
+// BenchmarkGemmCPU times GEMM configurations (the direct ones and
+// packedBeside by default; OCLSOLVE_CONFIGS=a,b,... names others) through an
+// engine on n x n x n float64 products (NN; n = 1024, 2048 or those of
+// OCLSOLVE_SIZES), packing included, and reports the best and the median
+// run.
 func BenchmarkGemmCPU(b *testing.B) {
 	dev, err := kernels.Default()
 	if err != nil {
 		b.Skip(err)
 	}
-	var cfgs []Config
+	cfgs := []Config{packedBeside}
 	for _, c := range Configs {
-		if c.KT <= 0 {
+		if c.Direct() {
 			cfgs = append(cfgs, c)
 		}
 	}
@@ -108,7 +124,18 @@ func BenchmarkGemmCPU(b *testing.B) {
 			cfgs = append(cfgs, c)
 		}
 	}
-	for _, n := range []int{1024, 2048} {
+	sizes := []int{1024, 2048}
+	if s := os.Getenv("OCLSOLVE_SIZES"); s != "" {
+		sizes = nil
+		for _, f := range strings.Split(s, ",") {
+			n, err := strconv.Atoi(f)
+			if err != nil || n < 1 {
+				b.Fatalf("OCLSOLVE_SIZES: %q", f)
+			}
+			sizes = append(sizes, n)
+		}
+	}
+	for _, n := range sizes {
 		bufs := make([]*kernels.Buffer, 3)
 		for i := range bufs {
 			if bufs[i], err = dev.Alloc(int64(n*n) * 8); err != nil {

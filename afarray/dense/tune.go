@@ -165,9 +165,6 @@ var Configs = []Config{
 	{64, 64, 0, 16, 8},
 	{32, 64, 0, 16, 8},
 	{128, 64, 0, 16, 8},
-	{256, 32, -128, 16, 8},
-	{256, 48, -128, 16, 12},
-	{256, 32, -256, 16, 8},
 }
 
 // candidates returns the configurations worth timing on dev. On a CPU
@@ -176,8 +173,9 @@ var Configs = []Config{
 // 11 to 17 for the 64-item groups), so only the default and the 64-item
 // groups are tried there.
 //
-// The direct and packed configurations (KT <= 0) are for CPUs only: a GPU
-// needs the reuse that local memory gives.
+// The direct configurations (KT = 0) are for CPUs only: a GPU needs the
+// reuse that local memory gives. Packed ones are not tuned: a direct
+// engine packs its deep and A-transposed products itself (usePacked).
 func candidates(dev *kernels.Device) []Config {
 	var out []Config
 	for i, c := range Configs {
@@ -211,7 +209,7 @@ func TuningPath(dev *kernels.Device) string {
 	}
 	info := dev.Info()
 	h := sha256.New()
-	for _, s := range []string{"oclsolve-dense-tuning-v3", info.Platform, info.PlatformVersion, info.Name, info.Vendor, info.DriverVersion, info.DeviceVersion} {
+	for _, s := range []string{"oclsolve-dense-tuning-v4", info.Platform, info.PlatformVersion, info.Name, info.Vendor, info.DriverVersion, info.DeviceVersion} {
 		h.Write([]byte(s))
 		h.Write([]byte{0})
 	}
