@@ -57,8 +57,15 @@
 // PoCL compiles those badly, so CPUs read single words. CPUs run the
 // direct form instead (configurations with KT = 0, gemm_direct): no local
 // memory, each work-item a 16 x 8 block of C in vector registers over the
-// whole depth, as a CPU BLAS micro-kernel; products with A transposed and
-// batches run the tiled kernel there. SYRK is the same kernel writing
+// whole depth, as a CPU BLAS micro-kernel. Its products with A transposed
+// and its deep ones (k >= 1024, where a group's panels no longer stay in
+// the L2 cache) run the packed form (gemm_cpu.cl): op(A) and op(B) copied
+// into contiguous micro-panels (every transposition becomes one stream,
+// edges padded with zeros), then one launch per 512-deep slice, each
+// work-item a 16 x 8 block in vector registers; the items of a group reuse
+// one panel of op(B) from the L1 cache. Configurations with KT < 0
+// (written "...p") select it for every product; batches and products under
+// 2^18 multiply-adds run the tiled kernel there. SYRK is the same kernel writing
 // only the lower triangle (tiles above the diagonal leave at once). TRSM is
 // recursive: halves solved in turn with one deep GEMM update between them,
 // 32-wide leaves solved in local memory. POTRF is right-looking in 1024-column

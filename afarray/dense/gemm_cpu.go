@@ -145,7 +145,11 @@ const packedMinWork = 1 << 18
 // a core's L2 cache. On the 2 AVX-512 cores of the dev machine (PoCL 3.1)
 // the direct 128x64x0/16x8 ran n = 2048 at 0.43-0.50 of numpy/OpenBLAS,
 // the packed forms at 0.9-1.0; at n = 768 the direct one was faster (~100
-// against ~80 GFLOP/s), at 1024 about even.
+// against ~60-80 GFLOP/s), at 1024 about even. From half that depth the
+// direct engine also packs products whose C has edge blocks (m not a
+// multiple of TM, or n of TN), which its kernel computes with scalar
+// loops: n = 767 ran at 32-38 GFLOP/s direct, 58-83 packed (768: 100-105
+// direct), n = 1000 at 59-66 against 77-88.
 const packedDepth = 1024
 
 // packedBeside is the packed geometry a direct engine uses (usePacked):
@@ -156,10 +160,12 @@ var packedBeside = Config{128, 32, -512, 16, 8}
 // usePacked reports whether e runs a product of op(A) m x k through the
 // packed kernel (e.packed != nil): a packed engine packs every product
 // large enough, a direct one those its kernel cannot take (A transposed,
-// which would go to the slow tiled kernel) or does badly (deep ones).
+// which would go to the slow tiled kernel) or does badly (deep ones, and
+// moderately deep ones with edge blocks).
 func (e *Engine) usePacked(transA bool, m, n, k int) bool {
 	if int64(m)*int64(n)*int64(k) < packedMinWork {
 		return false
 	}
-	return e.cfg.Packed() || transA || k >= packedDepth
+	edges := m%e.cfg.TM != 0 || n%e.cfg.TN != 0
+	return e.cfg.Packed() || transA || k >= packedDepth || edges && k >= packedDepth/2
 }

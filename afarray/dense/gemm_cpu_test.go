@@ -52,13 +52,14 @@ func TestGemmPacked(t *testing.T) {
 	// A direct engine packs deep products and those with A transposed
 	// (usePacked); the shapes here reach the depth, gemmShapes the rest.
 	defer func(s [][3]int) { gemmShapes = s }(gemmShapes)
-	gemmShapes = [][3]int{{37, 29, packedDepth + 77}, {9, 130, packedDepth}, {1, 300, 2 * packedDepth}}
+	gemmShapes = [][3]int{{37, 29, packedDepth + 77}, {9, 130, packedDepth}, {1, 300, 2 * packedDepth}, {33, 20, packedDepth / 2}}
 	for _, dt := range dtypes {
 		e, err := NewWithConfig(dev, dt, Config{64, 64, 0, 16, 8})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if e.packed == nil || !e.usePacked(false, 37, 29, packedDepth+77) || !e.usePacked(true, 65, 33, 129) || e.usePacked(false, 65, 33, 129) {
+		if e.packed == nil || !e.usePacked(false, 37, 29, packedDepth+77) || !e.usePacked(true, 65, 33, 129) || e.usePacked(false, 65, 33, 129) ||
+			!e.usePacked(false, 33, 20, packedDepth/2) || e.usePacked(false, 64, 64, packedDepth/2) {
 			t.Fatalf("%s engine: packed kernel %v, or the wrong products packed", e.Config(), e.packed != nil)
 		}
 		checkGemmShapes(t, rng, e)
