@@ -16,29 +16,6 @@ import (
 
 var cgMultiProgram = solverProgram("dense_common.cl", "cg_common.cl", "cg_multi.cl", "cg_multi_pipe.cl")
 
-// namedKernel is a kernel of a program to look up by name, and where to
-// keep it.
-type namedKernel struct {
-	k    **kernels.Kernel
-	name string
-}
-
-// namedKernels looks up each kernel of ks in prog and returns the smallest
-// of their maximum work-group sizes: the local size every one of them can
-// be launched with (the multi-device CG's iterations, cg_multi_pipe.go's
-// too).
-func namedKernels(prog *kernels.Program, ks []namedKernel) (int, error) {
-	wg := math.MaxInt
-	for _, kp := range ks {
-		k, err := prog.Kernel(kp.name)
-		if err != nil {
-			return 0, err
-		}
-		*kp.k, wg = k, min(wg, k.MaxWorkGroupSize())
-	}
-	return wg, nil
-}
-
 // CG on several devices: Options.Devices with more than one device runs the
 // entries registered here instead of their one-device driver.
 func init() {

@@ -3,6 +3,7 @@ package solver
 import (
 	"embed"
 	"fmt"
+	"math"
 
 	"github.com/oclsolve/oclsolve/kernels"
 )
@@ -21,6 +22,28 @@ var clFiles embed.FS
 // slots' numbers (statusOptions).
 func solverProgram(names ...string) *kernels.ProgramSet {
 	return &kernels.ProgramSet{NeedFP64: true, Options: statusOptions, Sources: clSources(names...)}
+}
+
+// namedKernel is a kernel of a program to look up by name, and where to
+// keep it.
+type namedKernel struct {
+	k    **kernels.Kernel
+	name string
+}
+
+// namedKernels looks up each kernel of ks in prog and returns the smallest
+// of their maximum work-group sizes: the local size every one of them can
+// be launched with.
+func namedKernels(prog *kernels.Program, ks []namedKernel) (int, error) {
+	wg := math.MaxInt
+	for _, kp := range ks {
+		k, err := prog.Kernel(kp.name)
+		if err != nil {
+			return 0, err
+		}
+		*kp.k, wg = k, min(wg, k.MaxWorkGroupSize())
+	}
+	return wg, nil
 }
 
 // clSources returns the named .cl files of this folder as build sources.

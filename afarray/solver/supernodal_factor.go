@@ -822,12 +822,8 @@ func (f *snFactor) solveTo(dst, b *afarray.Array) error {
 	if err != nil {
 		return err
 	}
-	kp, err := f.kernel("sn_permute")
-	if err != nil {
-		return err
-	}
-	ku, err := f.kernel("sn_unpermute")
-	if err != nil {
+	var kp, ku *kernels.Kernel
+	if _, err := namedKernels(f.prog, []namedKernel{{&kp, "sn_permute"}, {&ku, "sn_unpermute"}}); err != nil {
 		return err
 	}
 	g := snGroups(f.n, 256) * 256
