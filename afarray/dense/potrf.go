@@ -15,7 +15,21 @@ import (
 // reading it (the only step that waits for the device) can come once,
 // after a whole sequence of launches.
 type Info struct {
-	buf *kernels.Buffer
+	buf      *kernels.Buffer
+	progress func(done, total int)
+}
+
+// OnBlockColumn makes Potrf call f(done, n) each time it has enqueued the
+// work of a block column (done columns of n so far: enqueued, not
+// finished), so that a caller can report progress without a device sync.
+// f runs on the goroutine that calls Potrf; nil removes it.
+func (i *Info) OnBlockColumn(f func(done, total int)) { i.progress = f }
+
+// blockDone reports done of n columns enqueued to the OnBlockColumn hook.
+func (i *Info) blockDone(done, n int) {
+	if i.progress != nil {
+		i.progress(done, n)
+	}
 }
 
 var intMax = []byte{0xff, 0xff, 0xff, 0x7f}
@@ -94,7 +108,11 @@ func (e *Engine) Potrf(a Mat, info *Info) error {
 	}
 	nb := e.BlockSize()
 	if nb == 0 {
-		return e.potrfRec(a, 0, n, info)
+		if err := e.potrfRec(a, 0, n, info); err != nil {
+			return err
+		}
+		info.blockDone(n, n)
+		return nil
 	}
 	count, err := e.panelCounters(n)
 	if err != nil {
@@ -109,6 +127,7 @@ func (e *Engine) Potrf(a Mat, info *Info) error {
 		if err := e.blockColumn(a, k, kb, info, count); err != nil {
 			return err
 		}
+		info.blockDone(k+kb, n)
 		if r := n - k - kb; r > 0 {
 			p := a.Sub(k+kb, k, r, kb)
 			if err := e.gemmLaunch(false, true, -1, p, p, 1, a.Sub(k+kb, k+kb, r, r), true); err != nil {
@@ -227,6 +246,7 @@ func (e *Engine) potrfLookahead(a Mat, nb int, info *Info, count *kernels.Buffer
 	if err := e.blockColumn(a, 0, min(nb, n), info, count); err != nil {
 		return err
 	}
+	info.blockDone(min(nb, n), n)
 	for k := 0; ; {
 		kb := min(nb, n-k)
 		k1 := k + kb
@@ -245,6 +265,7 @@ func (e *Engine) potrfLookahead(a Mat, nb int, info *Info, count *kernels.Buffer
 		if err := s.blockColumn(a, k1, nb1, info, count); err != nil {
 			return err
 		}
+		info.blockDone(k1+nb1, n)
 		// The rest, in column chunks of lookaheadChunk when set: between
 		// two chunks the side queue's kernels can take the device where
 		// kernels of two queues do not run at once.

@@ -122,6 +122,9 @@ func (f *denseFactor) factorPotrf(a *kernels.Buffer) error {
 		return err
 	}
 	defer info.Release() // OpenCL keeps it until the queued commands are done
+	tr := trackerOf(f.dev)
+	tr.step("columns", 0, f.n, 0)
+	info.OnBlockColumn(func(done, total int) { tr.step("columns", done, total, cubicFraction(done, total)) })
 	if err := eng.Potrf(dense.Mat{Buf: a, Rows: f.n, Cols: f.n, LD: f.n}, info); err != nil {
 		return err
 	}
