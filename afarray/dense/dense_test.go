@@ -214,6 +214,14 @@ func TestGemmAllConfigs(t *testing.T) {
 				continue
 			}
 			e, err := NewWithConfig(dev, dt, cfg)
+			if errors.Is(err, ErrDevice) {
+				// Only the built kernel knows its work-group limit (the
+				// registers it needs): on an H100 128x128x8/8x4's 512
+				// items exceed the 256 its kernel allows. The tuner skips
+				// it likewise.
+				t.Logf("%s %s: %v", dt, cfg, err)
+				continue
+			}
 			if err != nil {
 				t.Fatalf("%s %s: %v", dt, cfg, err)
 			}
