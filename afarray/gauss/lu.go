@@ -413,12 +413,7 @@ func factorBlocked(dev *kernels.Device, prog *kernels.Program, a, ipiv, status *
 			if err := phase(1); err != nil {
 				return err
 			}
-			if m, w := ld-k-nb, cend-k-nb; m > 0 && w > 0 {
-				if err := eng.Gemm(false, false, -1, at.Sub(k+nb, k, w, nb), at.Sub(k, k+nb, nb, m), 1, at.Sub(k+nb, k+nb, w, m)); err != nil {
-					return errKernel("update", err)
-				}
-			}
-			if err := phase(2); err != nil {
+			if err := innerUpdate(eng, at, k, nb, cend, phase); err != nil {
 				return err
 			}
 		}

@@ -76,6 +76,18 @@ func tournamentLocal(dev *kernels.Device, nb int) int {
 	return tl
 }
 
+// innerUpdate is a panel's trailing update inside its outer block: A22 -=
+// L21 U12 on the columns k+nb..cend-1 (the transposed view at of lu.go),
+// one GEMM, then phase 2. Both pivotings end their panel steps with it.
+func innerUpdate(eng *dense.Engine, at dense.Mat, k, nb, cend int, phase func(int) error) error {
+	if m, w := at.Rows-k-nb, cend-k-nb; m > 0 && w > 0 {
+		if err := eng.Gemm(false, false, -1, at.Sub(k+nb, k, w, nb), at.Sub(k, k+nb, nb, m), 1, at.Sub(k+nb, k+nb, w, m)); err != nil {
+			return errKernel("update", err)
+		}
+	}
+	return phase(2)
+}
+
 // outerUpdate finishes the outer block of columns k0..cend-1 (its panels
 // have updated only its own columns): U12 = L11^-1 A12 for the block's rows
 // right of it, one TRSM, then A22 -= L21 U12, one GEMM of cend-k0 inner
@@ -252,12 +264,7 @@ func factorTournament(dev *kernels.Device, prog *kernels.Program, a, ipiv, statu
 			if err := phase(1); err != nil {
 				return err
 			}
-			if m, w := ld-k-nb, cend-k-nb; m > 0 && w > 0 {
-				if err := eng.Gemm(false, false, -1, at.Sub(k+nb, k, w, nb), at.Sub(k, k+nb, nb, m), 1, at.Sub(k+nb, k+nb, w, m)); err != nil {
-					return errKernel("update", err)
-				}
-			}
-			if err := phase(2); err != nil {
+			if err := innerUpdate(eng, at, k, nb, cend, phase); err != nil {
 				return err
 			}
 		}
