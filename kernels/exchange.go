@@ -34,11 +34,6 @@ static void *oclsolve_xmap(cl_command_queue q, cl_mem m, size_t size, cl_int *er
 	return clEnqueueMapBuffer(q, m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, size, 0, NULL, NULL, err);
 }
 
-static cl_int oclsolve_xwait(cl_event ev) {
-	cl_int err = clWaitForEvents(1, &ev);
-	clReleaseEvent(ev);
-	return err;
-}
 */
 import "C"
 
@@ -195,7 +190,7 @@ func (x *Exchange) Wait() error {
 	var err error
 	for _, ev := range []*C.cl_event{&x.read, &x.write} {
 		if *ev != nil {
-			if e := check("clWaitForEvents", C.oclsolve_xwait(*ev)); e != nil && err == nil {
+			if e := (rawEvent{*ev}).wait(); e != nil && err == nil {
 				err = fmt.Errorf("%w (on %s)", e, x.dev.info.Name)
 			}
 			*ev = nil
@@ -225,7 +220,7 @@ func (x *Exchange) release() {
 		if x.host != nil {
 			var ev C.cl_event
 			if C.clEnqueueUnmapMemObject(rawQueue(x.dev.queue), x.mem, unsafe.Pointer(&x.host[0]), 0, nil, &ev) == C.CL_SUCCESS {
-				C.oclsolve_xwait(ev)
+				(rawEvent{ev}).wait() // an unmapped exchange is freed next whatever it says
 			}
 		}
 		C.clReleaseMemObject(x.mem)
