@@ -622,3 +622,41 @@ func TestTimeSplitAndProgressLine(t *testing.T) {
 		t.Fatalf("idle progress line %q", l)
 	}
 }
+
+// TestSKSBlockWidth: a session sets a skyline factor's block width (the
+// embedded solver.SKSOptions) and factors: the width reaches the
+// factorization (Stats reports it; a width the fast variant does not have
+// is refused) and the solve is right.
+func TestSKSBlockWidth(t *testing.T) {
+	path, err := filepath.Abs("../../shared/matrices/bcsstk01.mtx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Skip("matrix collection not found")
+	}
+	e, _, _ := newTestEngine(t)
+	eval(t, e, `import "errors"`)
+	eval(t, e, fmt.Sprintf(`h, _ := sparse.ReadFile(%q)
+a, _ := afarray.UploadCOO(h)
+ones := make([]float64, h.Rows)
+for i := range ones {
+	ones[i] = 1
+}
+b, _ := afarray.FromFloat64s(ones)`, path))
+	r := eval(t, e, `var f solver.SKSCholesky
+f.BlockWidth = 64
+ferr := f.FactorizeCOO(a, solver.Fast)
+x, serr := f.Solve(b)
+xs, _ := x.Float64s()
+fmt.Sprint(ferr, serr, f.Stats().BlockWidth, solver.BackwardError(h, xs, ones) < solver.MaxBackwardError)`)
+	if len(r.Values) != 1 || r.Values[0] != "<nil> <nil> 64 true" {
+		t.Fatalf("SKSCholesky with BlockWidth 64: %v", r.Values)
+	}
+	r = eval(t, e, `var g solver.SKSLDLT
+g.BlockWidth = 48
+errors.Is(g.FactorizeCOO(a, solver.Fast), solver.ErrUnknown)`)
+	if len(r.Values) != 1 || r.Values[0] != true {
+		t.Fatalf("SKSLDLT with BlockWidth 48: %v, want ErrUnknown", r.Values)
+	}
+}

@@ -11,52 +11,27 @@ import "github.com/oclsolve/oclsolve/afarray"
 
 // FactorizeCOO builds the skyline of a on the device, keeps it (the factor
 // owns it and Release frees it) and factors it in place with variant v.
-func (c *SKSCholesky) FactorizeCOO(a *afarray.COO, v Variant) error {
-	return c.factorizeCOO(a, v, c.FactorizeInPlace)
-}
-
-// FactorizeCOO builds the skyline of a on the device, keeps it (the factor
-// owns it and Release frees it) and factors it in place with variant v.
-func (c *SKSLDLT) FactorizeCOO(a *afarray.COO, v Variant) error {
-	return c.factorizeCOO(a, v, c.FactorizeInPlace)
-}
-
-// FactorizeCOO builds the CSC of a on the device and factors it with
-// variant v; the CSC is freed once the factor holds L.
-func (c *CSCCholesky) FactorizeCOO(a *afarray.COO, v Variant) error {
-	return factorizeCSCFromCOO(a, v, c.Factorize)
-}
-
-// FactorizeCOO builds the CSC of a on the device and factors it with
-// variant v; the CSC is freed once the factor holds L and D.
-func (c *CSCLDLT) FactorizeCOO(a *afarray.COO, v Variant) error {
-	return factorizeCSCFromCOO(a, v, c.Factorize)
-}
-
-// factorizeCOO is FactorizeCOO for both skyline factor types: inPlace is
-// the type's FactorizeInPlace (which knows Cholesky from LDLᵀ and the block
-// width); the skyline it builds becomes the factor's own.
-func (f *sksFactor) factorizeCOO(a *afarray.COO, v Variant, inPlace func(*afarray.SKS, Variant) error) error {
+func (c *sksOf[K]) FactorizeCOO(a *afarray.COO, v Variant) error {
 	s, err := a.ToSKS()
 	if err != nil {
 		return err
 	}
-	if err := inPlace(s, v); err != nil {
+	if err := c.FactorizeInPlace(s, v); err != nil {
 		s.Release()
 		return err
 	}
-	f.owned = s
+	c.owned = s
 	return nil
 }
 
-// factorizeCSCFromCOO is FactorizeCOO for both CSC factor types: factorize
-// is the type's Factorize, which copies what it keeps, so the CSC built
-// here is freed when it returns.
-func factorizeCSCFromCOO(a *afarray.COO, v Variant, factorize func(*afarray.CSC, Variant) error) error {
+// FactorizeCOO builds the CSC of a on the device and factors it with
+// variant v. Factorize copies what the factor keeps (L for Cholesky, L and
+// D for LDLT), so the CSC is freed when it returns.
+func (c *cscOf[K]) FactorizeCOO(a *afarray.COO, v Variant) error {
 	m, err := a.ToCSC()
 	if err != nil {
 		return err
 	}
 	defer m.Release()
-	return factorize(m, v)
+	return c.Factorize(m, v)
 }

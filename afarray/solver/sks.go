@@ -23,30 +23,11 @@ import "github.com/oclsolve/oclsolve/afarray"
 // makes that region dense); the solves take one launch per block each way.
 // That is about 4n/B launches instead of 4n, and each trailing entry is read
 // and written once per block rather than once per column.
+//
+// B is the BlockWidth of the embedded SKSOptions: set c.BlockWidth before
+// Factorize.
 type SKSCholesky struct {
-	// BlockWidth is the fast variant's block width B: 32 or 64; zero
-	// means DefaultSKSBlockWidth. Set it before Factorize.
-	BlockWidth int
-
 	sksOf[kindCholesky]
-}
-
-// FactorizeInPlace computes the factor of a in place with variant v ("" means
-// Fast): a's elements are overwritten by L, as in the thesis, so no second
-// copy of the skyline is needed on the device. It returns a
-// *NotPositiveDefiniteError (ErrNotPositiveDefinite) naming the first column
-// whose pivot is not positive, a *NonFiniteError (ErrNonFinite) for NaN or
-// Inf in a, and errors matching ErrShape for a malformed matrix.
-func (c *SKSCholesky) FactorizeInPlace(a *afarray.SKS, v Variant) error {
-	return c.factorize(false, a, v, c.BlockWidth, false)
-}
-
-// Factorize is FactorizeInPlace on a device copy of a's elements, which the
-// factor owns: a is left unchanged (gonum's convention, and that of
-// DenseCholesky.Factorize), at the cost of a second copy of the elements on
-// the device.
-func (c *SKSCholesky) Factorize(a *afarray.SKS, v Variant) error {
-	return c.factorize(false, a, v, c.BlockWidth, true)
 }
 
 // SKSLDLT is the factorization A = L D Lᵀ (L unit lower triangular, D
@@ -59,24 +40,48 @@ func (c *SKSCholesky) Factorize(a *afarray.SKS, v Variant) error {
 // 2n-1 launches to factor, one more than the thesis because it also checks
 // the last pivot, and 2n to solve).
 type SKSLDLT struct {
-	// BlockWidth is the fast variant's block width B: 32 or 64; zero
-	// means DefaultSKSBlockWidth. Set it before Factorize.
-	BlockWidth int
-
 	sksOf[kindLDLT]
 }
 
-// Factorize is FactorizeInPlace on a device copy of a's elements, which the
-// factor owns: a is left unchanged.
-func (c *SKSLDLT) Factorize(a *afarray.SKS, v Variant) error {
-	return c.factorize(true, a, v, c.BlockWidth, true)
+// SKSOptions are the settings SKSCholesky and SKSLDLT share; both embed
+// them, so c.BlockWidth = 64 sets the block width of a factor c.
+type SKSOptions struct {
+	// BlockWidth is the fast variant's block width B: 32 or 64; zero
+	// means DefaultSKSBlockWidth. Set it before Factorize.
+	BlockWidth int
+}
+
+// sksOf holds the options and methods of SKSCholesky and SKSLDLT (kind K)
+// beyond sksFactor's.
+type sksOf[K factorKind] struct {
+	SKSOptions
+	sksFactor
 }
 
 // FactorizeInPlace computes the factor of a in place with variant v ("" means
-// Fast): a's elements are overwritten by L and D, as in the thesis. It
-// returns a *ZeroPivotError (ErrZeroPivot) naming the first column whose
-// pivot is zero, a *NonFiniteError (ErrNonFinite) for NaN or Inf in a or in
-// the factor, and errors matching ErrShape for a malformed matrix.
-func (c *SKSLDLT) FactorizeInPlace(a *afarray.SKS, v Variant) error {
-	return c.factorize(true, a, v, c.BlockWidth, false)
+// Fast): a's elements are overwritten by the factor, as in the thesis (L for
+// Cholesky; L's strict lower part and D for LDLT), so no second copy of the
+// skyline is needed on the device. It returns a *NotPositiveDefiniteError
+// (ErrNotPositiveDefinite; Cholesky) naming the first column whose pivot is
+// not positive or a *ZeroPivotError (ErrZeroPivot; LDLT) naming the first
+// column whose pivot is zero, a *NonFiniteError (ErrNonFinite) for NaN or
+// Inf in a or in the factor, and errors matching ErrShape for a malformed
+// matrix.
+func (c *sksOf[K]) FactorizeInPlace(a *afarray.SKS, v Variant) error {
+	return c.factorize(isLDLT[K](), a, v, c.BlockWidth, false)
+}
+
+// Factorize is FactorizeInPlace on a device copy of a's elements, which the
+// factor owns: a is left unchanged (gonum's convention, and that of
+// DenseCholesky.Factorize), at the cost of a second copy of the elements on
+// the device.
+func (c *sksOf[K]) Factorize(a *afarray.SKS, v Variant) error {
+	return c.factorize(isLDLT[K](), a, v, c.BlockWidth, true)
+}
+
+// factorizeOwned is FactorizeInPlace for Run (the registry's
+// factorization), with the default block width: Run's upload is its own
+// copy, as in the thesis.
+func (c *sksOf[K]) factorizeOwned(m any, v Variant) error {
+	return c.factorize(isLDLT[K](), m.(*afarray.SKS), v, 0, false)
 }

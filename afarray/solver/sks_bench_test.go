@@ -135,7 +135,8 @@ func BenchmarkSKSGrid(b *testing.B) {
 				}
 				defer pristine.Release()
 				bd := sparseVector(b, rhs)
-				f := &SKSCholesky{BlockWidth: w}
+				f := &SKSCholesky{}
+				f.BlockWidth = w
 				defer f.Release()
 				var factor, solve float64
 				var st SparseStats

@@ -159,19 +159,6 @@ func (f *sksFactor) Solve(b *afarray.Array) (*afarray.Array, error) { return spa
 // copy made by Factorize). The matrix itself belongs to the caller.
 func (f *sksFactor) Release() { f.release() }
 
-// sksOf holds what SKSCholesky and SKSLDLT (kind K) share beyond
-// sksFactor: the registry's factorization.
-type sksOf[K factorKind] struct {
-	sksFactor
-}
-
-// factorizeOwned is FactorizeInPlace for Run (the registry's
-// factorization), with the default block width: Run's upload is its own
-// copy, as in the thesis.
-func (f *sksOf[K]) factorizeOwned(m any, v Variant) error {
-	return f.factorize(isLDLT[K](), m.(*afarray.SKS), v, 0, false)
-}
-
 func (f *sksFactor) release() {
 	f.status.release()
 	f.copied.Release()

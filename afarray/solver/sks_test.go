@@ -22,9 +22,13 @@ type sksFactorizer interface {
 
 func newSKSFactor(ldlt bool, width int) sksFactorizer {
 	if ldlt {
-		return &SKSLDLT{BlockWidth: width}
+		f := &SKSLDLT{}
+		f.BlockWidth = width
+		return f
 	}
-	return &SKSCholesky{BlockWidth: width}
+	f := &SKSCholesky{}
+	f.BlockWidth = width
+	return f
 }
 
 func sksMethod(ldlt bool) string {

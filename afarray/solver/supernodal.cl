@@ -23,13 +23,17 @@
 #define S_U 5
 #define S_V 6
 
-// SN_FRONT(k) declares what the kernels read first of supernode k (the
+// SN_SHAPE(k) declares what the kernels read first of supernode k (the
 // first int of the group's task, or t.x where they read the task as an
-// int4): its info record is, first column, column count ns and front
-// order F.
-#define SN_FRONT(k) \
+// int4): its info record is, column count ns and front order F. SN_FRONT(k)
+// adds its first column, which only the kernels that index the whole
+// matrix's columns (pivots, right-hand sides) need.
+#define SN_SHAPE(k) \
 	__global const long *is = info + (long)(k) * SI; \
-	const int first = is[S_FIRST], ns = is[S_NS], F = is[S_F]
+	const int ns = is[S_NS], F = is[S_F]
+#define SN_FRONT(k) \
+	SN_SHAPE(k); \
+	const int first = is[S_FIRST]
 
 inline __global double *front_at(__global double *L, __global double *U, long lp, long up, int F, int ns, int r, int c) {
 	if (c < ns)
@@ -267,7 +271,7 @@ __kernel void sn_potrf(__global const int *task, int t0, __global const long *in
 __kernel void sn_trsm(__global const int *task, int t0, __global const long *info, __global double *L, int k0, int ldlt) {
 	__local double D[NB * NB];
 	const int4 t = vload4(t0 + get_group_id(0), task);
-	SN_FRONT(t.x);
+	SN_SHAPE(t.x);
 	__global double *col = L + is[S_L] + (long)k0 * F; // column k0 of the front
 	const int kb = min(NB, ns - k0);
 	const int lid = get_local_id(0), ls = get_local_size(0);
@@ -311,7 +315,7 @@ __kernel void sn_syrk(__global const int *task, int t0, __global const long *inf
 	__local double B[KC * TS];
 	__local double ck[2 * NB];
 	const int4 t = vload4(t0 + get_group_id(0), task);
-	SN_FRONT(t.x);
+	SN_SHAPE(t.x);
 	const long lp = is[S_L], up = is[S_U];
 	const int kb = min(NB, ns - k0);
 	const int c0 = k0 + kb;
@@ -365,7 +369,7 @@ __kernel void sn_syrk(__global const int *task, int t0, __global const long *inf
 __kernel void sn_syrk_cpu(__global const int *task, int t0, __global const long *info, __global double *L, __global double *U,
 			  int k0, int ldlt) {
 	const int4 t = vload4(t0 + get_group_id(0), task);
-	SN_FRONT(t.x);
+	SN_SHAPE(t.x);
 	const long lp = is[S_L], up = is[S_U];
 	const int kb = min(NB, ns - k0);
 	const int c0 = k0 + kb;
