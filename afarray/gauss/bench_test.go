@@ -132,7 +132,12 @@ func BenchmarkLUTournament(b *testing.B) {
 	for _, n := range []int{2048, 8192} {
 		a, _ := randomSystem(n, uint64(n), false)
 		for _, piv := range []Pivoting{PivotingPartial, PivotingTournament} {
-			for _, c := range [][2]int{{32, 256}, {64, 64}, {64, 256}, {64, 512}} {
+			// Panel width and outer block.
+			cs := [][2]int{{64, 256}, {64, 512}}
+			if piv == PivotingTournament {
+				cs = [][2]int{{32, 128}, {32, 256}, {32, 512}, {64, 512}}
+			}
+			for _, c := range cs {
 				nb, ow := c[0], c[1]
 				b.Run(fmt.Sprintf("%v/nb=%d/outer=%d/n=%d", piv, nb, ow, n), func(b *testing.B) {
 					luOuterBlock = ow

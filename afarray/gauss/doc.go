@@ -26,11 +26,12 @@
 // The blocked variant (type LU) is the fast path: a right-looking LU in
 // panels of BlockSize columns, grouped in outer blocks whose panels update
 // only the block's columns (one TRSM and one GEMM of the block's width
-// update the rest). On a GPU up to order 4096 (LU.Pivoting,
-// Options.Pivoting: PivotingAuto) each panel's pivots come from a
+// update the rest). On a GPU (LU.Pivoting, Options.Pivoting:
+// PivotingAuto) each panel's pivots come from a
 // tournament (CALU, Grigori, Demmel and Xiang 2011; lu_tournament.cl):
 // work-groups run partial pivoting on blocks of the panel's rows held in
-// registers, with local barriers only, then on the stacked winners of
+// registers, with one local barrier per column (on NVIDIA each warp picks
+// its best row by register shuffles), then on the stacked winners of
 // several blocks, until one group is left, whose picks are the panel's
 // pivot rows and whose eliminated rows are their factors; one more launch
 // exchanges the rows, writes L11\U11 and L21 = A21 U11^-1 and solves the U
@@ -38,7 +39,7 @@
 // launches per panel and no grid-wide barrier. The pivots differ from
 // partial pivoting's beyond each panel's first column; the backward error
 // does not (tested against gonum). PivotingPartial, the default on other
-// devices and above order 4096, keeps LAPACK's pivots exactly: each panel
+// devices, keeps LAPACK's pivots exactly: each panel
 // is then one launch
 // over many work-groups that take its columns one after the other, meeting
 // at a grid-wide barrier between columns (pivot search from per-group
@@ -51,7 +52,9 @@
 // other device (CPUs, Intel GPUs, PoCL back-ends). Then the row exchanges, the triangular
 // solve of the U block row and the update of the trailing matrix by the
 // dense kernel core's tuned GEMM (package afarray/dense) take three more
-// launches. Forward and back substitution follow, one launch each
+// launches. The exchanges of a panel are applied to a column all at once
+// (swap_plan in lu.cl: every value they move is read before any is
+// written), not one exchange after the other. Forward and back substitution follow, one launch each
 // (lu_trsv.cl): a work-group per block of 64 rows, taken in dependency
 // order through an atomic ticket, subtracts the blocks already solved as
 // their ready flags rise and solves its diagonal block in local memory

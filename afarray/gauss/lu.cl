@@ -61,23 +61,78 @@ inline double magnitude(const double v) {
 	return isnan(a) ? INFINITY : a; // a NaN is chosen so that it shows in the result
 }
 
+// On NVIDIA GPUs (GAUSS_SHFL, set by lu.go only there) a warp of 32
+// consecutive work-items reduces its candidates through register shuffles
+// (PTX shfl.sync, which NVIDIA's OpenCL compiler takes as inline assembly):
+// no local memory and no barrier, where the portable tree below needs one
+// barrier per halving (8 for 256 items). better() orders (value, row)
+// totally (ties to the smaller row, row -1 below everything), so the
+// butterfly leaves every lane the same winner and the result is exactly
+// the tree's.
+#ifdef GAUSS_SHFL
+inline uint shfl_bfly(const uint v, const int m) {
+	uint r;
+	asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(v), "r"(m));
+	return r;
+}
+
+// warp_argmax leaves in every lane of the warp the best (value, row) of
+// its 32 lanes. Every lane of the warp must call it.
+inline void warp_argmax(double *best, int *idx) {
+	_Pragma("unroll") for (int m = 16; m > 0; m >>= 1) {
+		const uint2 u = as_uint2(*best);
+		const double ob = as_double((uint2)(shfl_bfly(u.x, m), shfl_bfly(u.y, m)));
+		const int oi = (int)shfl_bfly((uint)*idx, m);
+		if (better(ob, oi, *best, *idx)) {
+			*best = ob;
+			*idx = oi;
+		}
+	}
+}
+#endif
+
+// argmax_local leaves in every work-item the group's best (value, row);
+// lmax and lidx hold one entry per item. Every item must call it.
 inline void argmax_local(double *best, int *idx, __local double *lmax, __local int *lidx) {
 	const int li = get_local_id(0), n_li = get_local_size(0);
-	lmax[li] = *best;
-	lidx[li] = *idx;
-	barrier(CLK_LOCAL_MEM_FENCE);
-	for (int len = n_li; len > 1;) {
-		const int upper_half = (len + 1) >> 1;
-		if (li < len - upper_half && better(lmax[li + upper_half], lidx[li + upper_half], lmax[li], lidx[li])) {
-			lmax[li] = lmax[li + upper_half];
-			lidx[li] = lidx[li + upper_half];
+#ifdef GAUSS_SHFL
+	if ((n_li & 31) == 0) {
+		// Warps, then every item scans the warps' results: two barriers.
+		warp_argmax(best, idx);
+		if ((li & 31) == 0) {
+			lmax[li >> 5] = *best;
+			lidx[li >> 5] = *idx;
 		}
 		barrier(CLK_LOCAL_MEM_FENCE);
-		len = upper_half;
+		double b = -1.0;
+		int bi = -1;
+		for (int w = 0; w < (n_li >> 5); ++w)
+			if (better(lmax[w], lidx[w], b, bi)) {
+				b = lmax[w];
+				bi = lidx[w];
+			}
+		*best = b;
+		*idx = bi;
+		barrier(CLK_LOCAL_MEM_FENCE);
+	} else
+#endif
+	{
+		lmax[li] = *best;
+		lidx[li] = *idx;
+		barrier(CLK_LOCAL_MEM_FENCE);
+		for (int len = n_li; len > 1;) {
+			const int upper_half = (len + 1) >> 1;
+			if (li < len - upper_half && better(lmax[li + upper_half], lidx[li + upper_half], lmax[li], lidx[li])) {
+				lmax[li] = lmax[li + upper_half];
+				lidx[li] = lidx[li + upper_half];
+			}
+			barrier(CLK_LOCAL_MEM_FENCE);
+			len = upper_half;
+		}
+		*best = lmax[0];
+		*idx = lidx[0];
+		barrier(CLK_LOCAL_MEM_FENCE);
 	}
-	*best = lmax[0];
-	*idx = lidx[0];
-	barrier(CLK_LOCAL_MEM_FENCE);
 }
 
 // pivots_to_exchanges turns the rows chosen for the panel's NB columns
@@ -259,49 +314,113 @@ __kernel void lu_panel(const int N, const int k, const int pivot, __global doubl
 	}
 }
 
-// lu_swap_panel applies the panel's row exchanges to the panel's own
-// columns (before lu_swap_trsm reads L11 from them).
-__kernel void lu_swap_panel(const int N, const int k, __global double *A, __global const int *ipiv) {
-	const int q = get_global_id(0);
-	if (q >= NB)
-		return;
-	for (int i = k; i < k + NB; ++i) {
-		const int pr = ipiv[i];
-		if (pr != i) {
-			const double t = A[IDX(i, k + q)];
-			A[IDX(i, k + q)] = A[IDX(pr, k + q)];
-			A[IDX(pr, k + q)] = t;
+// swap_plan lists what the panel's exchanges ipiv[k..k+NB) move, for
+// every column alike: position dst[t] receives the row originally at
+// src[t]. Entries t < NB are the block's positions k+t; entries NB + i are
+// the places below the block that exchange i reaches (dst -1 where it
+// stays inside the block or repeats an earlier place). Each entry replays
+// the exchanges backwards from its place (NB steps), one work-item per
+// entry. The rows that end below the block are rows of the block: a place
+// k+i is final after exchange i, so only rows of places k+i.. (the
+// block's own rows) ever leave it. lpiv holds NB ints, dst and src 2 NB.
+inline void swap_plan(const int k, __global const int *ipiv, __local int *lpiv, __local int *dst, __local int *src) {
+	const int li = get_local_id(0), n_li = get_local_size(0);
+	for (int i = li; i < NB; i += n_li)
+		lpiv[i] = ipiv[k + i];
+	barrier(CLK_LOCAL_MEM_FENCE);
+	for (int t = li; t < 2 * NB; t += n_li) {
+		int P = t < NB ? k + t : lpiv[t - NB];
+		if (t >= NB) {
+			if (P < k + NB)
+				P = -1;
+			for (int u = 0; P >= 0 && u < t - NB; ++u)
+				if (lpiv[u] == P)
+					P = -1;
 		}
+		int r = P;
+		for (int i = NB - 1; P >= 0 && i >= 0; --i) {
+			const int a = k + i, b = lpiv[i];
+			if (r == a)
+				r = b;
+			else if (r == b)
+				r = a;
+		}
+		dst[t] = P;
+		src[t] = r;
+	}
+	barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+// GCH rows below the block are moved at a time (read all, then write all);
+// NB is a multiple of 16.
+#define GCH 16
+
+// gather_column applies the exchanges of swap_plan to column c of A and
+// leaves the block's new values (rows k..k+NB-1) in x, unwritten: every
+// value is read before any is written, so a column costs a few memory
+// round trips instead of one per exchange (NB dependent swaps in place).
+// The block's new rows may come from below it, so they are read first;
+// the places below receive rows of the block, read before the caller
+// writes x back.
+inline void gather_column(const int N, const int c, __global double *A, __local const int *dst,
+                          __local const int *src, double *x) {
+	TRSM_UNROLL
+	for (int i = 0; i < NB; ++i)
+		x[i] = A[IDX(src[i], c)];
+	TRSM_UNROLL
+	for (int t0 = NB; t0 < 2 * NB; t0 += GCH) {
+		double y[GCH];
+		TRSM_UNROLL
+		for (int u = 0; u < GCH; ++u)
+			y[u] = dst[t0 + u] >= 0 ? A[IDX(src[t0 + u], c)] : 0.0;
+		TRSM_UNROLL
+		for (int u = 0; u < GCH; ++u)
+			if (dst[t0 + u] >= 0)
+				A[IDX(dst[t0 + u], c)] = y[u];
 	}
 }
 
-// swap_trsm_column is lu_swap_trsm's work on column c (outside the panel):
-// the panel's row exchanges, then, right of the panel and left of cend,
-// U12 = L11^-1 A12 with the unit lower triangle of L11 (NB x NB row-major,
-// local memory). Columns from cend on are solved later, by the outer
-// block's TRSM (lu_tournament.go).
-inline void swap_trsm_column(const int N, const int k, const int cend, const int c, __global double *A,
-                             __global const int *ipiv, __local const double *L11) {
-	for (int i = k; i < k + NB; ++i) {
-		const int pr = ipiv[i];
-		if (pr != i) {
-			const double t = A[IDX(i, c)];
-			A[IDX(i, c)] = A[IDX(pr, c)];
-			A[IDX(pr, c)] = t;
-		}
-	}
-	if (c < k || c >= cend)
+// lu_swap_panel applies the panel's row exchanges to the panel's own
+// columns (before lu_swap_trsm reads L11 from them), one work-item per
+// column.
+__kernel void lu_swap_panel(const int N, const int k, __global double *A, __global const int *ipiv) {
+	__local int lpiv[NB], dst[2 * NB], src[2 * NB];
+	swap_plan(k, ipiv, lpiv, dst, src);
+	const int q = get_global_id(0);
+	if (q >= NB)
 		return;
 	double x[NB];
+	gather_column(N, k + q, A, dst, src, x);
 	TRSM_UNROLL
-	for (int i = 0; i < NB; ++i) {
-		double v = A[IDX(k + i, c)];
+	for (int i = 0; i < NB; ++i)
+		A[IDX(k + i, k + q)] = x[i];
+}
+
+// swap_trsm_column is lu_swap_trsm's work on column c (outside the panel):
+// the panel's row exchanges (gather_column with swap_plan's dst and src),
+// then, right of the panel and left of cend, U12 = L11^-1 A12 with the
+// unit lower triangle of L11 (NB x NB row-major, local memory). Columns
+// from cend on are solved later, by the outer block's TRSM
+// (lu_tournament.go).
+inline void swap_trsm_column(const int N, const int k, const int cend, const int c, __global double *A,
+                             __local const int *dst, __local const int *src, __local const double *L11) {
+	double x[NB];
+	gather_column(N, c, A, dst, src, x);
+	// Column after column (x[i] -= l_ij x_j for every i > j): each entry
+	// gets the same operations in the same order as a row's dot product
+	// would give it, but the NB - 1 - j updates of a step are independent,
+	// so the chain of dependent operations is NB steps long, not NB^2/2.
+	if (c >= k && c < cend) {
 		TRSM_UNROLL
-		for (int j = 0; j < i; ++j)
-			v -= L11[i * NB + j] * x[j];
-		x[i] = v;
-		A[IDX(k + i, c)] = v;
+		for (int j = 0; j < NB - 1; ++j) {
+			TRSM_UNROLL
+			for (int i = j + 1; i < NB; ++i)
+				x[i] -= L11[i * NB + j] * x[j];
+		}
 	}
+	TRSM_UNROLL
+	for (int i = 0; i < NB; ++i)
+		A[IDX(k + i, c)] = x[i];
 }
 
 // lu_swap_trsm: one work-item per column outside the panel (columns left of
@@ -310,14 +429,15 @@ inline void swap_trsm_column(const int N, const int k, const int cend, const int
 // is coalesced.
 __kernel void lu_swap_trsm(const int N, const int k, const int cend, __global double *A, __global const int *ipiv,
                            __local double *L11) {
+	__local int lpiv[NB], dst[2 * NB], src[2 * NB];
 	const int li = get_local_id(0), n_li = get_local_size(0);
 	for (int e = li; e < NB * NB; e += n_li)
 		L11[e] = A[IDX(k + e / NB, k + e % NB)];
-	barrier(CLK_LOCAL_MEM_FENCE);
+	swap_plan(k, ipiv, lpiv, dst, src);
 	const int g = get_global_id(0);
 	if (g >= N - NB)
 		return;
-	swap_trsm_column(N, k, cend, g < k ? g : g + NB, A, ipiv, L11);
+	swap_trsm_column(N, k, cend, g < k ? g : g + NB, A, dst, src, L11);
 }
 
 // lu_panel_local is lu_panel with each work-group's rows of the panel held

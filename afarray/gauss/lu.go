@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"fmt"
 	"math"
+	"os"
 	"strings"
 	"time"
 
@@ -19,14 +20,20 @@ var luSource string
 // LU.BlockSize is 0.
 const DefaultBlockSize = 64
 
-// On a GPU, orders up to gpuSmallOrder are factorized by default with
-// tournament pivoting in panels of smallBlockSize columns, larger ones with
-// partial pivoting in panels of DefaultBlockSize. Measured on an H100
-// (factorization, 2026-11-23, one run): n = 2048 tournament 32 columns
-// 13.9 ms, tournament 64 15.8, partial 64 17.2, partial 32 17.8; n = 8192
-// partial 64 98.2 ms (outer block 512), tournament 32 100.1 (outer 256),
-// tournament 64 109.7 (outer 512). The crossover between the two orders
-// was not measured.
+// On a GPU the blocked LU factorizes by default with tournament pivoting in
+// panels of smallBlockSize columns (partial pivoting, when asked for, in
+// panels of DefaultBlockSize), in outer blocks of 256 columns up to order
+// gpuSmallOrder and 512 above (outerBlock). Measured on an H100
+// (2026-11-23, one run, factorization + solve, with the warp-shuffle
+// reductions, before the column-oriented solves of lu_swap_trsm and
+// lu_tapply): n = 2047 tournament 32 columns 11.0 ms, tournament 64
+// 12.9, partial 64 17.5, partial 32 17.7; n = 8192 tournament 32 73.7 ms,
+// tournament 64 85.1, partial 64 92.3, partial 32 95.3. Before the
+// shuffles partial pivoting was faster at 8192 (92.4 against tournament
+// 32's 95.6), hence the earlier choice of partial pivoting above 4096.
+// Outer blocks, tournament 32, factorization only (a later run): n = 2048
+// 128 / 256 / 512 columns 9.10 / 9.18 / 9.04 ms (no difference); n = 8192
+// 73.4 / 68.8 / 68.1 ms.
 const (
 	gpuSmallOrder  = 4096
 	smallBlockSize = 32
@@ -88,15 +95,14 @@ const (
 type LU struct {
 	// BlockSize is the panel width: a multiple of 16 whose square of
 	// doubles fits the device's local memory. Zero means 16 on a CPU and
-	// on a GPU DefaultBlockSize, or 32 for tournament pivoting up to order
-	// 4096.
+	// on a GPU 32 for tournament pivoting, DefaultBlockSize otherwise.
 	BlockSize int
 	// NoPivot disables row exchanges: a zero pivot then fails with
 	// ErrSingular even for a regular matrix.
 	NoPivot bool
 	// Pivoting chooses how the pivots are found when NoPivot is false:
 	// PivotingAuto (the zero value) takes tournament pivoting on a GPU
-	// for orders up to 4096 and partial pivoting elsewhere.
+	// and partial pivoting elsewhere.
 	Pivoting Pivoting
 	// SolveTile, when positive, makes the triangular solves tiled: that
 	// many rows per pair of launches (a tile solved in one work-group, then
@@ -142,7 +148,7 @@ func (lu *LU) Factorize(dev *kernels.Device, a mat.Matrix) error {
 		nb = DefaultBlockSize
 		if !isGPU(dev) {
 			nb = cpuBlockSize
-		} else if n <= gpuSmallOrder && !lu.NoPivot && lu.Pivoting != PivotingPartial {
+		} else if !lu.NoPivot && lu.Pivoting != PivotingPartial {
 			nb = smallBlockSize
 		}
 	}
@@ -240,13 +246,33 @@ func (lu *LU) Factorize(dev *kernels.Device, a mat.Matrix) error {
 }
 
 func luProgram(dev *kernels.Device, nb int) (*kernels.Program, error) {
-	opts := fmt.Sprintf("-DNB=%d -DTS=%d -DTL=%d", nb, trsvRows(dev), max(16, tournamentLocal(dev, nb)))
+	tl := max(16, tournamentLocal(dev, nb))
+	opts := fmt.Sprintf("-DNB=%d -DTS=%d -DTL=%d", nb, trsvRows(dev), tl)
 	if isGPU(dev) {
 		opts += " -DGAUSS_GPU"
 	}
+	shfl := warpShuffle(dev.Info())
+	if shfl {
+		opts += " -DGAUSS_SHFL"
+	}
 	return dev.Build(opts, kernels.Source{Name: "lu.cl", Text: luSource},
 		kernels.Source{Name: "trsv.cl", Text: trsvSource}, kernels.Source{Name: "lu_trsv.cl", Text: luTrsvSource},
-		kernels.Source{Name: "lu_tournament.cl", Text: luTournamentSource}, kernels.Source{Name: "lu_tsel.cl", Text: tselSource(nb)})
+		kernels.Source{Name: "lu_tournament.cl", Text: luTournamentSource},
+		kernels.Source{Name: "lu_tsel.cl", Text: tselSource(nb, shfl && tl%32 == 0)})
+}
+
+// warpShuffle reports whether the LU's kernels may reduce their pivot
+// candidates with warp shuffles (GAUSS_SHFL in lu.cl): NVIDIA GPUs on
+// NVIDIA's CUDA platform, whose OpenCL compiler takes PTX inline assembly
+// and whose warps are 32 consecutive work-items of a one-dimensional
+// group. Everything else (PoCL included) keeps the portable local-memory
+// reductions. OCLSOLVE_LU_SHFL=off turns the shuffles off, so that a
+// benchmark can compare both on the same card.
+func warpShuffle(info kernels.DeviceInfo) bool {
+	if os.Getenv("OCLSOLVE_LU_SHFL") == "off" || !strings.Contains(strings.ToUpper(info.Type), "GPU") {
+		return false
+	}
+	return strings.Contains(strings.ToUpper(info.Vendor), "NVIDIA") && strings.Contains(strings.ToUpper(info.Platform), "NVIDIA CUDA")
 }
 
 // panelGroups is the most work-groups of local items the panel launch may

@@ -3,6 +3,7 @@ package gauss
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/oclsolve/oclsolve/kernels"
@@ -209,6 +210,89 @@ func TestLUSolveChainedMatchesTiled(t *testing.T) {
 		}
 		if d := relDiff(xs[0], xs[1]); d > 1e-12 {
 			t.Errorf("n=%d: chained and tiled solves differ by %.3g", n, d)
+		}
+	}
+}
+
+// lu_swap_panel and lu_swap_trsm (with no triangular solve: cend = k) apply
+// a panel's exchanges to every column exactly as the exchanges one after
+// the other would, also when several exchanges reach the same place below
+// the block (a row brought down is chosen again) and when exchanges stay
+// inside the block: swap_plan's replay and gather_column's reads before
+// writes.
+func TestSwapPlanMatchesSerialExchanges(t *testing.T) {
+	dev := testDevice(t)
+	const nb, n = 16, 80
+	prog, err := luProgram(dev, nb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	panel, err := prog.Kernel("lu_swap_panel")
+	if err != nil {
+		t.Fatal(err)
+	}
+	swap, err := prog.Kernel("lu_swap_trsm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for trial := 0; trial < 6; trial++ {
+		k := nb * (trial % 3)
+		ipiv := make([]int32, n)
+		for i := range ipiv {
+			ipiv[i] = int32(i)
+		}
+		// Places below the block from a small set, so that they repeat;
+		// some exchanges inside the block, some none.
+		for i := k; i < k+nb; i++ {
+			switch rng.IntN(4) {
+			case 0, 1:
+				ipiv[i] = int32(k + nb + rng.IntN(3))
+			case 2:
+				ipiv[i] = int32(i + rng.IntN(k+nb-i))
+			}
+		}
+		host := make([]float64, n*n)
+		for i := range host {
+			host[i] = float64(i)
+		}
+		want := append([]float64(nil), host...)
+		for i := k; i < k+nb; i++ {
+			p := int(ipiv[i])
+			for c := 0; c < n; c++ {
+				want[i*n+c], want[p*n+c] = want[p*n+c], want[i*n+c]
+			}
+		}
+		a, err := dev.Alloc(8 * n * n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ib, err := dev.Alloc(4 * n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Write(0, host); err != nil {
+			t.Fatal(err)
+		}
+		if err := ib.Write(0, ipiv); err != nil {
+			t.Fatal(err)
+		}
+		if err := panel.Launch([]int{64}, []int{64}, n, k, a, ib); err != nil {
+			t.Fatal(err)
+		}
+		if err := swap.Launch([]int{kernels.RoundUp(n-nb, 32)}, []int{32}, n, k, k, a, ib, kernels.Local(8*nb*nb)); err != nil {
+			t.Fatal(err)
+		}
+		got := make([]float64, n*n)
+		if err := a.Read(0, got); err != nil {
+			t.Fatal(err)
+		}
+		a.Release()
+		ib.Release()
+		for i := range got {
+			if got[i] != want[i] {
+				t.Fatalf("trial %d (k=%d, ipiv %v): entry (%d,%d) = %g, want %g", trial, k, ipiv[k:k+nb], i/n, i%n, got[i], want[i])
+			}
 		}
 	}
 }

@@ -79,14 +79,15 @@ inline void tsel_argmax(const int t, __local const double *rv, __local const int
 // rows (S): nothing this launch writes is read by another of its items.
 __kernel void lu_tapply(const int N, const int k, const int cend, const int Gc, __global double *A, __global const int *ipiv,
                         __global const double *F, __global const double *S, __local double *Fl) {
+	__local int lpiv[NB], pdst[2 * NB], psrc[2 * NB];
 	const int li = get_local_id(0), n_li = get_local_size(0), g = get_group_id(0);
 	for (int x = li; x < NB * NB; x += n_li)
 		Fl[x] = F[x];
-	barrier(CLK_LOCAL_MEM_FENCE);
+	swap_plan(k, ipiv, lpiv, pdst, psrc); // (its barriers cover Fl too)
 	if (g < Gc) {
 		const int gc = g * n_li + li;
 		if (gc < N - NB)
-			swap_trsm_column(N, k, cend, gc < k ? gc : gc + NB, A, ipiv, Fl);
+			swap_trsm_column(N, k, cend, gc < k ? gc : gc + NB, A, pdst, psrc, Fl);
 		return;
 	}
 	const int r = k + (g - Gc) * n_li + li;
@@ -99,7 +100,7 @@ __kernel void lu_tapply(const int N, const int k, const int cend, const int Gc, 
 	}
 	int src = r;
 	for (int i = NB - 1; i >= 0; --i) {
-		const int a = k + i, b = ipiv[k + i];
+		const int a = k + i, b = lpiv[i];
 		if (src == a)
 			src = b;
 		else if (src == b)
@@ -112,14 +113,17 @@ __kernel void lu_tapply(const int N, const int k, const int cend, const int Gc, 
 	// A zero pivot was recorded by the last node; its column is left
 	// unscaled (the factorization then fails with the column) so that
 	// nothing divides by zero.
+	//
+	// Row after row of U11 (as in swap_trsm_column: the same operations
+	// per entry as the dot product, a dependent chain of NB steps).
 	TRSM_UNROLL
-	for (int j = 0; j < NB; ++j) {
-		double s = x[j];
+	for (int i = 0; i < NB; ++i) {
+		const double d = Fl[i * NB + i];
+		if (d != 0.0)
+			x[i] /= d;
 		TRSM_UNROLL
-		for (int i = 0; i < j; ++i)
-			s -= x[i] * Fl[i * NB + j];
-		const double d = Fl[j * NB + j];
-		x[j] = d != 0.0 ? s / d : s;
+		for (int j = i + 1; j < NB; ++j)
+			x[j] -= x[i] * Fl[i * NB + j];
 	}
 	TRSM_UNROLL
 	for (int q = 0; q < NB; ++q)

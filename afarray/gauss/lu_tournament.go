@@ -17,9 +17,9 @@ var luTournamentSource string
 type Pivoting int
 
 const (
-	// PivotingAuto takes tournament pivoting on a GPU for orders up to
-	// 4096, where the block size allows it (at most 64 columns), and
-	// partial pivoting elsewhere (measured faster there; lu.go).
+	// PivotingAuto takes tournament pivoting on a GPU, where the block
+	// size allows it, and partial pivoting elsewhere (measured faster
+	// there; lu.go).
 	PivotingAuto Pivoting = iota
 	// PivotingPartial is exact partial pivoting: the pivots of LAPACK's
 	// dgetrf (the largest magnitude of each column, ties to the first
@@ -135,9 +135,9 @@ func outerBlock(dev *kernels.Device, nb, n int) int {
 }
 
 // panelMode resolves NoPivot and Pivoting for a factorization of order n
-// with block size nb: PivotingAuto is the tournament on a GPU up to
-// gpuSmallOrder (lu.go), where it was measured faster; the tournament also
-// needs its kernel to accept TL work-items.
+// with block size nb: PivotingAuto is the tournament on a GPU (lu.go),
+// where it was measured faster; the tournament also needs its kernel to
+// accept TL work-items.
 func (lu *LU) panelMode(dev *kernels.Device, prog *kernels.Program, nb, n int) (panelMode, error) {
 	if lu.NoPivot {
 		return panelNoPivot, nil
@@ -149,7 +149,7 @@ func (lu *LU) panelMode(dev *kernels.Device, prog *kernels.Program, nb, n int) (
 	default:
 		return 0, fmt.Errorf("%w: pivoting %v", ErrVariant, lu.Pivoting)
 	}
-	if lu.Pivoting == PivotingAuto && (!isGPU(dev) || n > gpuSmallOrder) {
+	if lu.Pivoting == PivotingAuto && !isGPU(dev) {
 		return panelPartial, nil
 	}
 	tl := tournamentLocal(dev, nb)
@@ -291,7 +291,17 @@ func factorTournament(dev *kernels.Device, prog *kernels.Program, a, ipiv, statu
 // column in status. When every remaining row is zero in a column, the row
 // with the smallest index is picked and nothing is eliminated, as LAPACK
 // does.
-func tselSource(nb int) string {
+//
+// With shfl (NVIDIA, TL a multiple of 32; lu.go's warpShuffle) a column
+// step has one barrier: each warp finds its best row by shuffles
+// (warp_argmax in lu.cl), the warp's winner leaves its row beside the
+// warp's (value, row), and after the barrier every item scans the TL/32
+// warps' results and reads the winning row from its warp's slot. The
+// slots alternate between two sets by column, so that a step's writes
+// never meet the previous step's reads (the barrier between them is the
+// intermediate step's). Without it a step has four barriers (tsel_argmax's
+// two rounds and the pivot row's broadcast).
+func tselSource(nb int, shfl bool) string {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	raw := func(text string) { b.WriteString(text) }
@@ -300,12 +310,25 @@ void lu_tsel(const int N, const int k, const int leaf, const int nin, const int 
              __global const double *A, __global const int *cin, __global int *cout,
              __global int *pivrow, __global int *ipiv, __global double *F, __global double *S,
              __global int *status, const double tol) {
-	__local double rv[TL];
+`)
+	if shfl {
+		raw(`#define NW (TL / 32)
+	__local double wbest[2 * NW];
+	__local int widx[2 * NW];
+	__local double wrow[2 * NW * NB];
+	__local const double *ur;
+	const int lane = get_local_id(0) & 31, wp = get_local_id(0) >> 5;
+	int slot;
+`)
+	} else {
+		raw(`	__local double rv[TL];
 	__local int ri[TL];
 	__local double pv[TPARTS];
 	__local int px[TPARTS];
 	__local double urow[NB];
-	__local int sel[NB];
+`)
+	}
+	raw(`	__local int sel[NB];
 	__local double selv[NB];
 	const int t = get_local_id(0), g = get_group_id(0);
 	const int e = g * R + t;
@@ -325,6 +348,37 @@ void lu_tsel(const int N, const int k, const int leaf, const int nin, const int 
 	for j := 0; j < nb; j++ {
 		w("\t// column %d\n", j)
 		w("\tlive = live0 && won < 0;\n")
+		if shfl {
+			set := j & 1
+			w("\tbest = live ? magnitude(v%d) : -1.0;\n", j)
+			w("\tprow = live ? row : -1;\n")
+			w("\twarp_argmax(&best, &prow);\n")
+			w("\tif (lane == 0) {\n\t\twbest[%d * NW + wp] = best;\n\t\twidx[%d * NW + wp] = prow;\n\t}\n", set, set)
+			if j < nb-1 {
+				w("\tif (live && row == prow) {\n")
+				for q := j; q < nb; q++ {
+					w("\t\twrow[(%d * NW + wp) * NB + %d] = v%d;\n", set, q, q)
+				}
+				w("\t}\n")
+			}
+			w("\tbarrier(CLK_LOCAL_MEM_FENCE);\n")
+			w("\tbest = -1.0;\n\tprow = -1;\n\tslot = 0;\n")
+			w("\tfor (int s = 0; s < NW; ++s)\n\t\tif (better(wbest[%d * NW + s], widx[%d * NW + s], best, prow)) {\n", set, set)
+			w("\t\t\tbest = wbest[%d * NW + s];\n\t\t\tprow = widx[%d * NW + s];\n\t\t\tslot = s;\n\t\t}\n", set, set)
+			w("\tif (live && row == prow)\n\t\twon = %d;\n", j)
+			w("\tif (t == 0) {\n\t\tsel[%d] = prow;\n\t\tselv[%d] = best;\n\t}\n", j, j)
+			if j == nb-1 {
+				continue
+			}
+			w("\tur = wrow + (%d * NW + slot) * NB;\n", set)
+			w("\td = prow >= 0 ? ur[%d] : 0.0;\n", j)
+			w("\tif (live0 && won < 0 && d != 0.0) {\n\t\tconst double l = v%d / d;\n\t\tv%d = l;\n", j, j)
+			for q := j + 1; q < nb; q++ {
+				w("\t\tv%d -= l * ur[%d];\n", q, q)
+			}
+			w("\t}\n")
+			continue
+		}
 		w("\trv[t] = live ? magnitude(v%d) : -1.0;\n", j)
 		w("\tri[t] = live ? row : -1;\n")
 		w("\ttsel_argmax(t, rv, ri, pv, px, &best, &prow);\n")
@@ -344,6 +398,11 @@ void lu_tsel(const int N, const int k, const int leaf, const int nin, const int 
 			w("\t\tv%d -= l * urow[%d];\n", q, q)
 		}
 		w("\t}\n")
+	}
+	if shfl {
+		// The last column's picks (sel, selv) are written after the step's
+		// barrier: one more before other items read them.
+		raw("\tbarrier(CLK_LOCAL_MEM_FENCE);\n#undef NW\n")
 	}
 	raw(`	// (No return before this point: PoCL miscompiles one between
 	// barriers, even a uniform one.)

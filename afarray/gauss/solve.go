@@ -49,8 +49,7 @@ type Options struct {
 	BlockSize int
 	// Pivoting chooses the blocked LU's pivoting when Pivot is set
 	// (LU.Pivoting): PivotingAuto, the zero value, takes tournament
-	// pivoting on a GPU up to order 4096 and exact partial pivoting
-	// elsewhere.
+	// pivoting on a GPU and exact partial pivoting elsewhere.
 	Pivoting Pivoting
 }
 

@@ -1,0 +1,76 @@
+package gauss
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/oclsolve/oclsolve/kernels"
+)
+
+// The shuffles are asked for on NVIDIA's CUDA platform only, and
+// OCLSOLVE_LU_SHFL=off turns them off.
+func TestWarpShuffleOnlyOnNVIDIA(t *testing.T) {
+	nv := kernels.DeviceInfo{Type: "GPU", Vendor: "NVIDIA Corporation", Platform: "NVIDIA CUDA"}
+	for _, c := range []struct {
+		info kernels.DeviceInfo
+		env  string
+		want bool
+	}{
+		{nv, "", true},
+		{nv, "off", false},
+		{kernels.DeviceInfo{Type: "CPU", Vendor: "AuthenticAMD", Platform: "Portable Computing Language"}, "", false},
+		{kernels.DeviceInfo{Type: "GPU", Vendor: "NVIDIA Corporation", Platform: "Portable Computing Language"}, "", false},
+		{kernels.DeviceInfo{Type: "GPU", Vendor: "Advanced Micro Devices, Inc.", Platform: "AMD Accelerated Parallel Processing"}, "", false},
+	} {
+		t.Setenv("OCLSOLVE_LU_SHFL", c.env)
+		if got := warpShuffle(c.info); got != c.want {
+			t.Errorf("%+v with OCLSOLVE_LU_SHFL=%q: %v, want %v", c.info, c.env, got, c.want)
+		}
+	}
+}
+
+// Where the kernels reduce the pivot candidates by warp shuffles (NVIDIA),
+// they choose exactly the pivots of the portable reductions and compute
+// the same factors, for both pivotings and several panel widths. Elsewhere
+// there is nothing to compare (the other tests cover the portable path).
+func TestWarpShuffleSameFactors(t *testing.T) {
+	dev := testDevice(t)
+	if !warpShuffle(dev.Info()) {
+		t.Skipf("%s: no warp shuffles", dev.Name())
+	}
+	factors := func(lu *LU) []float64 {
+		f := make([]float64, lu.ld*lu.ld)
+		if err := lu.a.Read(0, f); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	for _, n := range []int{70, 1000} {
+		for _, piv := range []Pivoting{PivotingPartial, PivotingTournament} {
+			for _, nb := range []int{16, 32} {
+				t.Run(fmt.Sprintf("n=%d/%v/nb=%d", n, piv, nb), func(t *testing.T) {
+					a, _ := randomSystem(n, uint64(n)+uint64(nb), false)
+					var fs [2][]float64
+					var ps [2][]int
+					for i, env := range []string{"", "off"} {
+						t.Setenv("OCLSOLVE_LU_SHFL", env)
+						lu := LU{BlockSize: nb, Pivoting: piv}
+						if err := lu.Factorize(dev, a); err != nil {
+							t.Fatalf("OCLSOLVE_LU_SHFL=%q: %v", env, err)
+						}
+						fs[i], ps[i] = factors(&lu), lu.Pivots()
+						lu.Release()
+					}
+					for i := range ps[0] {
+						if ps[0][i] != ps[1][i] {
+							t.Fatalf("pivot %d: %d with shuffles, %d without", i, ps[0][i], ps[1][i])
+						}
+					}
+					if d := relDiff(fs[0], fs[1]); d > 1e-13 {
+						t.Errorf("factors differ by %.3g", d)
+					}
+				})
+			}
+		}
+	}
+}
