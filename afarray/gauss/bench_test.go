@@ -163,6 +163,20 @@ func BenchmarkLUTournament(b *testing.B) {
 // BenchmarkLUPhases splits the blocked factorization's time by kernel,
 // waiting for the device after every launch (so the total exceeds the
 // factorization's own time by the synchronisation).
+//
+// H100, 2026-11-23, warp shuffles on, before the column-oriented solves
+// (ms: panel / exchanges + solves / GEMM, summed over the panels):
+//
+//	tournament nb=32  n=2048   5.8 /  4.2 /  3.1   (factor alone 10.0)
+//	tournament nb=32  n=8192  31.7 / 19.7 / 32.6   (factor alone 70.4)
+//	partial    nb=64  n=2048  12.9 /  3.4 /  1.9
+//	partial    nb=64  n=8192  53.0 / 17.3 / 28.2
+//
+// With the shuffles off the tournament's panels took 10.7 and 55.7 ms.
+// Per 32-column tournament panel that is about 90 us at n = 2048 for two
+// tree levels of 32 column steps (about 1 us a step with the waits) and
+// 65 us for lu_tapply, whose per-item work (the exchanges, a 32-step
+// solve) should take far less: the next place to look.
 func BenchmarkLUPhases(b *testing.B) {
 	for _, mode := range []panelMode{panelPartial, panelTournament} {
 		for _, nb := range []int{32, 64} {

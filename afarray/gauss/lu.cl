@@ -402,6 +402,7 @@ __kernel void lu_swap_panel(const int N, const int k, __global double *A, __glob
 // unit lower triangle of L11 (NB x NB row-major, local memory). Columns
 // from cend on are solved later, by the outer block's TRSM
 // (lu_tournament.go).
+#ifndef GAUSS_GEN_TRSM // else written out by trsmSource (lu_gen.go)
 inline void swap_trsm_column(const int N, const int k, const int cend, const int c, __global double *A,
                              __local const int *dst, __local const int *src, __local const double *L11) {
 	double x[NB];
@@ -422,6 +423,7 @@ inline void swap_trsm_column(const int N, const int k, const int cend, const int
 	for (int i = 0; i < NB; ++i)
 		A[IDX(k + i, c)] = x[i];
 }
+#endif
 
 // lu_swap_trsm: one work-item per column outside the panel (columns left of
 // k, then right of k+NB), swap_trsm_column with L11 from A. Neighbouring

@@ -74,3 +74,54 @@ func TestWarpShuffleSameFactors(t *testing.T) {
 		}
 	}
 }
+
+// The written-out triangular solves (OCLSOLVE_LU_GENTRSM=on, lu_gen.go)
+// give the loops' pivots and factors over several panels and outer
+// blocks. The tournament's lu_tapply runs both (swap_trsm_column, which
+// partial pivoting's lu_swap_trsm shares, and tapply_row); 16-column
+// panels only: PoCL takes minutes to compile the written-out solves of 32
+// columns, and half a minute for this program.
+func TestGeneratedTrsmSameFactors(t *testing.T) {
+	dev := testDevice(t)
+	factors := func(lu *LU) []float64 {
+		f := make([]float64, lu.ld*lu.ld)
+		if err := lu.a.Read(0, f); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	for _, piv := range []Pivoting{PivotingTournament} {
+		for _, nb := range []int{16} {
+			t.Run(fmt.Sprintf("%v/nb=%d", piv, nb), func(t *testing.T) {
+				n := 5*nb + 7
+				a, b := randomSystem(n, uint64(n), false)
+				var fs [2][]float64
+				var ps [2][]int
+				for i, env := range []string{"on", ""} {
+					t.Setenv("OCLSOLVE_LU_GENTRSM", env)
+					lu := LU{BlockSize: nb, Pivoting: piv}
+					if err := lu.Factorize(dev, a); err != nil {
+						t.Fatalf("OCLSOLVE_LU_GENTRSM=%q: %v", env, err)
+					}
+					x := make([]float64, n)
+					if err := lu.SolveVecTo(x, b); err != nil {
+						t.Fatal(err)
+					}
+					if be := backwardError(a, x, b); be > 1e-13 {
+						t.Errorf("OCLSOLVE_LU_GENTRSM=%q: backward error %.3g", env, be)
+					}
+					fs[i], ps[i] = factors(&lu), lu.Pivots()
+					lu.Release()
+				}
+				for i := range ps[0] {
+					if ps[0][i] != ps[1][i] {
+						t.Fatalf("pivot %d: %d written out, %d with the loops", i, ps[0][i], ps[1][i])
+					}
+				}
+				if d := relDiff(fs[0], fs[1]); d > 1e-13 {
+					t.Errorf("factors differ by %.3g", d)
+				}
+			})
+		}
+	}
+}
