@@ -26,7 +26,8 @@
 // fewer keep fewer operands live, for register-bound configurations). On
 // an H100 (ptxas: the 8x8 configurations use 255 registers and spill
 // 28-300 bytes) PU 2 and 4 were slower than the full unroll for every
-// 8x8 configuration: 128x128x8/8x8 17.8 and 18.4 against 18.9 TFLOP/s.
+// 8x8 configuration: 128x128x8/8x8 17.8 and 18.4 against 18.9 TFLOP/s
+// (measured before the index arithmetic below was folded).
 #ifndef PU
 #define PU KT
 #endif
@@ -58,48 +59,69 @@
 #define COL(b) (ly + (b) * WY)
 #endif
 
-// load_a fills ra with the items' share of op(A)(i0:i0+MT, p0:p0+KT). The
-// flat index runs along the contiguous direction of the stored matrix so
-// that consecutive items read consecutive addresses.
-inline void load_a(T *ra, int lid, int m, int k, int ta, __global const T *A, int lda, int i0, int p0) {
+// Element e = lid + t*WG of an operand tile is at contiguous index e % X
+// and strided index e / X in the stored matrix, X the tile's extent along
+// the stored matrix's columns (MT or KT for A, KT or NT for B), so that
+// consecutive items read consecutive addresses. Where WG and X divide one
+// another (every power-of-two configuration) that is the item's own
+// (c0, s0) = (lid % X, lid / X) plus constants of t: after unrolling, one
+// base address per item and constant offsets, instead of a division and
+// a 64-bit product per element and slice. Together with SPECIALIZE (one
+// copy of the tile per transposition, below) this raised DGEMM n = 8192 on
+// an H100 from 18.9 to 21.2 TFLOP/s (128x128x8/8x8) and from 18.9 to 22.1
+// (64x128x8/8x8; 128x64x8/8x8 22.0), in one run beside the former kernel;
+// ptxas still reports 255 registers and 40 bytes of spills for those.
+// Warps laid out 4 x 8 or 2 x 16 over the items instead of 16 x 2 (fewer
+// distinct local words per pair load) changed the 8x8 configurations by
+// less than 0.5 % there, and were left out.
+#define DIVIDES(X) ((WG % (X)) == 0 || ((X) % WG) == 0)
+#define CC(t, X, c0) (DIVIDES(X) ? (c0) + ((t) * WG) % (X) : (lid + (t) * WG) % (X))
+#define SS(t, X, s0) (DIVIDES(X) ? (s0) + ((t) * WG) / (X) : (lid + (t) * WG) / (X))
+#define XA(ta) ((ta) ? KT : MT)
+#define XB(tb) ((tb) ? NT : KT)
+
+// load_a fills ra with the items' share of the slice of op(A) whose first
+// element (row i0 of op(A), depth p0) is at a, rows < mr and depths < kr
+// inside the tile when check is set (zeros beyond).
+inline void load_a(T *ra, int lid, int ta, __global const T *a, int lda, int check, int mr, int kr) {
+	const int c0 = lid % XA(ta), s0 = lid / XA(ta);
 #pragma unroll
 	for (int t = 0; t < LA; t++) {
-		int e = lid + t * WG;
-		int r = ta ? e / KT : e % MT;
-		int p = ta ? e % KT : e / MT;
-		int i = i0 + r, q = p0 + p;
-		ra[t] = (i < m && q < k) ? (ta ? A[q + (long)lda * i] : A[i + (long)lda * q]) : (T)0;
+		int c = CC(t, XA(ta), c0), s = SS(t, XA(ta), s0);
+		int r = ta ? s : c, p = ta ? c : s;
+		ra[t] = (!check || (r < mr && p < kr)) ? a[c + (long)lda * s] : (T)0;
 	}
 }
 
 inline void store_a(const T *ra, int lid, int ta, __local T *As) {
+	const int c0 = lid % XA(ta), s0 = lid / XA(ta);
 #pragma unroll
 	for (int t = 0; t < LA; t++) {
-		int e = lid + t * WG;
-		int r = ta ? e / KT : e % MT;
-		int p = ta ? e % KT : e / MT;
+		int c = CC(t, XA(ta), c0), s = SS(t, XA(ta), s0);
+		int r = ta ? s : c, p = ta ? c : s;
 		As[p * SA + r] = ra[t];
 	}
 }
 
-inline void load_b(T *rb, int lid, int n, int k, int tb, __global const T *B, int ldb, int j0, int p0) {
+// load_b likewise for op(B) from column j0, depth p0 at b: columns < nr,
+// depths < kr.
+inline void load_b(T *rb, int lid, int tb, __global const T *b, int ldb, int check, int nr, int kr) {
+	const int c0 = lid % XB(tb), s0 = lid / XB(tb);
 #pragma unroll
 	for (int t = 0; t < LB; t++) {
-		int e = lid + t * WG;
-		int c = tb ? e % NT : e / KT;
-		int p = tb ? e / NT : e % KT;
-		int j = j0 + c, q = p0 + p;
-		rb[t] = (j < n && q < k) ? (tb ? B[j + (long)ldb * q] : B[q + (long)ldb * j]) : (T)0;
+		int c = CC(t, XB(tb), c0), s = SS(t, XB(tb), s0);
+		int q = tb ? c : s, p = tb ? s : c;
+		rb[t] = (!check || (q < nr && p < kr)) ? b[c + (long)ldb * s] : (T)0;
 	}
 }
 
 inline void store_b(const T *rb, int lid, int tb, __local T *Bs) {
+	const int c0 = lid % XB(tb), s0 = lid / XB(tb);
 #pragma unroll
 	for (int t = 0; t < LB; t++) {
-		int e = lid + t * WG;
-		int c = tb ? e % NT : e / KT;
-		int p = tb ? e / NT : e % KT;
-		Bs[p * SB + c] = rb[t];
+		int c = CC(t, XB(tb), c0), s = SS(t, XB(tb), s0);
+		int q = tb ? c : s, p = tb ? s : c;
+		Bs[p * SB + q] = rb[t];
 	}
 }
 
@@ -107,6 +129,7 @@ inline void store_b(const T *rb, int lid, int tb, __local T *Bs) {
 // C = alpha*op(A)*op(B) + beta*C, where op(A) is m x k and op(B) k x n.
 // With lower set only the entries on or below the diagonal are written
 // (SYRK); the caller skips tiles wholly above it. beta == 0 never reads C.
+// Slices wholly inside op(A) and op(B) load without bounds checks.
 inline void gemm_tile(int m, int n, int k, int ta, int tb, T alpha,
                       __global const T *A, int lda, __global const T *B, int ldb,
                       T beta, __global T *C, int ldc, int i0, int j0, int lower,
@@ -119,9 +142,16 @@ inline void gemm_tile(int m, int n, int k, int ta, int tb, T alpha,
 #pragma unroll
 		for (int b = 0; b < TN; b++) acc[a][b] = 0;
 	T ra[LA], rb[LB];
+	// the slices' first elements, and how far each moves per slice
+	__global const T *ga = A + (ta ? (long)lda * i0 : i0);
+	__global const T *gb = B + (tb ? j0 : (long)ldb * j0);
+	long da = ta ? KT : (long)lda * KT, db = tb ? (long)ldb * KT : KT;
+	int mr = m - i0, nr = n - j0;
+	int inside = mr >= MT && nr >= NT; // the tile's rows and columns
 	if (k > 0) {
-		load_a(ra, lid, m, k, ta, A, lda, i0, 0);
-		load_b(rb, lid, n, k, tb, B, ldb, j0, 0);
+		int chk = !inside || k < KT;
+		load_a(ra, lid, ta, ga, lda, chk, mr, k);
+		load_b(rb, lid, tb, gb, ldb, chk, nr, k);
 		store_a(ra, lid, ta, As);
 		store_b(rb, lid, tb, Bs);
 	}
@@ -130,8 +160,12 @@ inline void gemm_tile(int m, int n, int k, int ta, int tb, T alpha,
 	for (int p0 = 0; p0 < k; p0 += KT) {
 		int more = p0 + KT < k;
 		if (more) {
-			load_a(ra, lid, m, k, ta, A, lda, i0, p0 + KT);
-			load_b(rb, lid, n, k, tb, B, ldb, j0, p0 + KT);
+			ga += da;
+			gb += db;
+			int kr = k - p0 - KT;
+			int chk = !inside || kr < KT;
+			load_a(ra, lid, ta, ga, lda, chk, mr, kr);
+			load_b(rb, lid, tb, gb, ldb, chk, nr, kr);
 		}
 		__local const T *as = As + cur * (KT * SA) + ROW(0);
 		__local const T *bs = Bs + cur * (KT * SB) + COL(0);
@@ -188,6 +222,27 @@ inline void gemm_tile(int m, int n, int k, int ta, int tb, T alpha,
 	}
 }
 
+// With SPECIALIZE (GPUs) the tile is compiled once per transposition, so
+// that the operands' index arithmetic folds into constants; elsewhere one
+// copy takes the transpositions at run time (a quarter of the code for
+// PoCL to compile).
+inline void gemm_tile_t(int m, int n, int k, int ta, int tb, T alpha,
+                        __global const T *A, int lda, __global const T *B, int ldb,
+                        T beta, __global T *C, int ldc, int i0, int j0, int lower,
+                        __local T *As, __local T *Bs) {
+#ifdef SPECIALIZE
+	if (ta) {
+		if (tb) gemm_tile(m, n, k, 1, 1, alpha, A, lda, B, ldb, beta, C, ldc, i0, j0, lower, As, Bs);
+		else gemm_tile(m, n, k, 1, 0, alpha, A, lda, B, ldb, beta, C, ldc, i0, j0, lower, As, Bs);
+	} else {
+		if (tb) gemm_tile(m, n, k, 0, 1, alpha, A, lda, B, ldb, beta, C, ldc, i0, j0, lower, As, Bs);
+		else gemm_tile(m, n, k, 0, 0, alpha, A, lda, B, ldb, beta, C, ldc, i0, j0, lower, As, Bs);
+	}
+#else
+	gemm_tile(m, n, k, ta, tb, alpha, A, lda, B, ldb, beta, C, ldc, i0, j0, lower, As, Bs);
+#endif
+}
+
 // gemm: one work-group per MT x NT tile of C; lower = 1 makes it SYRK-like
 // (only the lower triangle of a square C is computed; groups wholly above
 // the diagonal leave at once). Offsets are in elements.
@@ -199,7 +254,7 @@ void gemm(int m, int n, int k, int ta, int tb, T alpha,
 	__local T Bs[2 * KT * SB] __attribute__((aligned(16)));
 	int i0 = get_group_id(0) * MT, j0 = get_group_id(1) * NT;
 	if (lower && j0 > i0 + MT - 1) return;
-	gemm_tile(m, n, k, ta, tb, alpha, A + offa, lda, B + offb, ldb, beta, C + offc, ldc, i0, j0, lower, As, Bs);
+	gemm_tile_t(m, n, k, ta, tb, alpha, A + offa, lda, B + offb, ldb, beta, C + offc, ldc, i0, j0, lower, As, Bs);
 }
 
 // gemm_batched: dimension 2 of the grid indexes the problems. Each
@@ -219,7 +274,7 @@ void gemm_batched(int ta, int tb, T alpha,
 	int k = ta ? (int)a[1] : (int)a[2];
 	int i0 = get_group_id(0) * MT, j0 = get_group_id(1) * NT;
 	if (i0 >= m || j0 >= n || (lower && j0 > i0 + MT - 1)) return;
-	gemm_tile(m, n, k, ta, tb, alpha, A + a[0], (int)a[3], B + b[0], (int)b[3], beta, C + c[0], (int)c[3], i0, j0, lower, As, Bs);
+	gemm_tile_t(m, n, k, ta, tb, alpha, A + a[0], (int)a[3], B + b[0], (int)b[3], beta, C + c[0], (int)c[3], i0, j0, lower, As, Bs);
 }
 
 #ifdef DMR

@@ -110,7 +110,7 @@ func (c Config) options(dt DType, pairs bool) string {
 	}
 	o := fmt.Sprintf("-DT=%s -DMT=%d -DNT=%d -DKT=%d -DTM=%d -DTN=%d", dt.clType(), c.MT, c.NT, c.KT, c.TM, c.TN)
 	if pairs {
-		o += " -DPAIRS" // see gemm.cl: GPUs only
+		o += " -DPAIRS -DSPECIALIZE" // see gemm.cl: GPUs only
 	}
 	// OCLSOLVE_GEMM_DEFINES adds build options to the GEMM program, for
 	// experiments with the kernel's switches (e.g. -DPU=2).
@@ -209,7 +209,7 @@ func TuningPath(dev *kernels.Device) string {
 	}
 	info := dev.Info()
 	h := sha256.New()
-	for _, s := range []string{"oclsolve-dense-tuning-v4", info.Platform, info.PlatformVersion, info.Name, info.Vendor, info.DriverVersion, info.DeviceVersion} {
+	for _, s := range []string{"oclsolve-dense-tuning-v5", info.Platform, info.PlatformVersion, info.Name, info.Vendor, info.DriverVersion, info.DeviceVersion} {
 		h.Write([]byte(s))
 		h.Write([]byte{0})
 	}
