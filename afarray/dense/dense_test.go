@@ -562,17 +562,19 @@ func TestPotrf(t *testing.T) {
 				}
 			}
 		}
-		// A matrix that is not positive definite at column 40: in one
+		// A matrix that is not positive definite at column bad: in one
 		// block, and with look-ahead in the second block column, which
-		// the side queue factors.
-		for _, nb := range []int{defaultBlock, 32} {
+		// the side queue factors; an even and an odd column (the leaf
+		// may factor two columns per step, see chol64_2).
+		for _, run := range []struct{ nb, bad int }{{defaultBlock, 40}, {32, 40}, {defaultBlock, 41}, {32, 41}} {
+			nb, bad := run.nb, run.bad
 			if err := e.SetBlockSize(nb); err != nil {
 				t.Fatal(err)
 			}
 			e.SetLookahead(true)
 			n := 90
 			h := spd(rng, n)
-			h.Set(40, 40, -h.At(40, 40))
+			h.Set(bad, bad, -h.At(bad, bad))
 			a := upload(t, dev, dt, h, n, n)
 			if err := info.Reset(); err != nil {
 				t.Fatal(err)
@@ -584,10 +586,10 @@ func TestPotrf(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if col != 40 {
-				t.Fatalf("%s nb=%d: first failing column %d, want 40", dt, nb, col)
+			if col != bad {
+				t.Fatalf("%s nb=%d: first failing column %d, want %d", dt, nb, col, bad)
 			}
-			if p := a.download(t).At(40, 40); !(p <= 0) {
+			if p := a.download(t).At(bad, bad); !(p <= 0) {
 				t.Errorf("%s nb=%d: failing pivot left as %g, want its non-positive value", dt, nb, p)
 			}
 		}

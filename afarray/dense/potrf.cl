@@ -28,14 +28,21 @@
 #if PB == 64 && PL == 256
 // chol64 factors the nb x nb (nb <= 64) lower triangle at A in registers
 // with the 256 items of one work-group: item (tx, ty) = (l % 16, l / 16)
-// keeps a[i][j], the element (tx + 16i, ty + 16j), for all nb steps. Each
-// step the owners of column p publish it in local memory (double-buffered:
-// one barrier per step) and every item updates its own elements. Elements
-// outside the triangle stay 0. On an H100 a blocked Potrf spent 54 of 174
-// ms (n = 16384) in its diagonal blocks when their leaves ran the
-// local-memory form (CHOL_STEPS: two barriers and m*m/PL integer divisions
-// per step); this form has one barrier, one division and 16 multiply-adds
-// per item and step.
+// keeps a[i][j], the element (tx + 16i, ty + 16j), for all nb steps.
+// Elements outside the triangle stay 0. Each step takes two columns: the
+// owners of columns p and p+1 publish them in local memory (double-
+// buffered: one barrier per step), and after the barrier every item
+// finishes column p+1 itself (its update by column p) from the published
+// words, then updates its own elements with both columns.
+//
+// On an H100 a blocked Potrf spent 54 of 174 ms (n = 16384) in its
+// diagonal blocks when their leaves ran the local-memory form (CHOL_STEPS:
+// two barriers and m*m/PL integer divisions per step). One column per step
+// in registers (one barrier, 16 multiply-adds per item and step) brought
+// the block columns of n = 16384 to 35.0 ms; two columns per step (half the
+// barriers and local-memory round trips, two reciprocal square roots one
+// after the other per step) to 32.0 ms, the whole Potrf from 95.4 to 92.4
+// ms (n = 8192: 23.2 to 21.3 ms), same run, 1024-column blocks.
 inline void chol64(int nb, __global const T *A, int lda, int col0, __global int *info, int l,
                    __local T (*col)[64], T a[4][4]) {
 	const int tx = l & 15, ty = l >> 4;
@@ -46,36 +53,51 @@ inline void chol64(int nb, __global const T *A, int lda, int col0, __global int 
 			int r = tx + 16 * i, c = ty + 16 * j;
 			a[i][j] = (r < nb && c < nb && r >= c) ? A[r + (long)lda * c] : (T)0;
 		}
-	for (int p = 0; p < nb; p++) {
-		__local T *cp = col[p & 1];
-		if (ty == (p & 15)) {
+	for (int p = 0; p < nb; p += 2) {
+		__local T *c0 = col[2 * ((p >> 1) & 1)], *c1 = col[2 * ((p >> 1) & 1) + 1];
+		// columns p and p + 1 (<= 63: p is even and below 64); beyond nb
+		// the elements are zeros
+		if (ty == (p & 15) || ty == ((p + 1) & 15)) {
+			__local T *cp = ty == (p & 15) ? c0 : c1;
+			int jp = ty == (p & 15) ? p >> 4 : (p + 1) >> 4;
 #pragma unroll
 			for (int j = 0; j < 4; j++)
-				if (j == (p >> 4))
+				if (j == jp)
 #pragma unroll
 					for (int i = 0; i < 4; i++)
 						cp[tx + 16 * i] = a[i][j];
 		}
 		barrier(CLK_LOCAL_MEM_FENCE);
-		T d = cp[p];
-		int bad = !(d > (T)0);
-		// sqrt and rsqrt side by side, not sqrt then a division: this chain
-		// is the step's latency, and every step waits for the previous one.
-		T s = sqrt(d), inv = rsqrt(d), lr[4], lc[4];
-		if (bad && l == 0) atomic_min(info, col0 + p);
+		int has1 = p + 1 < nb;
+		T d0 = c0[p];
+		int bad0 = !(d0 > (T)0);
+		T s0 = sqrt(d0), inv0 = rsqrt(d0);
+		T l10 = c0[p + 1] * inv0; // L(p+1, p)
+		T d1 = c1[p + 1] - l10 * l10;
+		int bad1 = has1 && !(d1 > (T)0);
+		T s1 = sqrt(d1), inv1 = has1 ? rsqrt(d1) : (T)0;
+		if (l == 0) {
+			if (bad0) atomic_min(info, col0 + p);
+			if (bad1) atomic_min(info, col0 + p + 1);
+		}
+		T lr0[4], lc0[4], lr1[4], lc1[4];
 #pragma unroll
 		for (int i = 0; i < 4; i++) {
-			lr[i] = cp[tx + 16 * i] * inv;
-			lc[i] = cp[ty + 16 * i] * inv;
+			lr0[i] = c0[tx + 16 * i] * inv0;
+			lc0[i] = c0[ty + 16 * i] * inv0;
+			lr1[i] = (c1[tx + 16 * i] - lr0[i] * l10) * inv1;
+			lc1[i] = (c1[ty + 16 * i] - lc0[i] * l10) * inv1;
 		}
 #pragma unroll
 		for (int i = 0; i < 4; i++)
 #pragma unroll
 			for (int j = 0; j < 4; j++) {
 				int r = tx + 16 * i, c = ty + 16 * j;
-				if (c == p && r > p) a[i][j] = lr[i];
-				else if (c == p && r == p) a[i][j] = bad ? d : s;
-				else if (c > p && r >= c) a[i][j] -= lr[i] * lc[j];
+				if (c == p && r > p) a[i][j] = lr0[i];
+				else if (c == p && r == p) a[i][j] = bad0 ? d0 : s0;
+				else if (c == p + 1 && r > p + 1) a[i][j] = lr1[i];
+				else if (c == p + 1 && r == p + 1) a[i][j] = bad1 ? d1 : s1;
+				else if (c > p + 1 && r >= c) a[i][j] = fma(-lr1[i], lc1[j], fma(-lr0[i], lc0[j], a[i][j]));
 			}
 	}
 }
@@ -94,7 +116,7 @@ inline void chol64(int nb, __global const T *A, int lda, int col0, __global int 
 __kernel __attribute__((reqd_work_group_size(PL, 1, 1)))
 void potrf_panel(int nb, int rows, __global T *A, long off, int lda, int col0, __global int *info,
                  __global int *count, long ci) {
-	__local T col[2][64];
+	__local T col[4][64];
 	__local T Lf[64 * 65]; // the factor, Lf[r + 65 c]; its diagonal holds reciprocals
 	__local int last;
 	int l = get_local_id(0);
@@ -141,7 +163,7 @@ void potrf_block(int nb, __global T *A, long off, int lda, int col0, __global in
 	int l = get_local_id(0);
 	A += off;
 #if PB == 64 && PL == 256
-	__local T col[2][64];
+	__local T col[4][64];
 	const int tx = l & 15, ty = l >> 4;
 	T a[4][4];
 	chol64(nb, A, lda, col0, info, l, col, a);
