@@ -84,8 +84,13 @@ type pacer struct {
 	last    time.Time  // when the previous marker was found complete
 }
 
-// paced is called after each launch, with d.mu held.
+// paced is called after each launch, with d.mu held. While a gate of the
+// device is closed it does nothing: a marker enqueued now would sit behind
+// the gate, and waiting for it before the gate opens would never return.
 func (d *Device) paced() error {
+	if d.closed.Load() > 0 {
+		return nil
+	}
 	p := &d.pace
 	if p.batch == 0 {
 		p.batch = paceMinBatch

@@ -36,11 +36,12 @@ type Device struct {
 	compile  compileAccount
 	mem      memoryAccount
 	launches atomic.Int64
-	ready    atomic.Bool // the context and queue exist
-	canceled atomic.Bool // see Cancel
-	pace     pacer       // guarded by mu
-	stage    staging     // pinned buffers for large transfers (staging.go)
-	staged   int8        // 0: pinned staging on GPUs only; 1: always; -1: never (tests, benchmarks)
+	ready    atomic.Bool  // the context and queue exist
+	canceled atomic.Bool  // see Cancel
+	pace     pacer        // guarded by mu
+	closed   atomic.Int32 // gates of the device not yet open (gate.go)
+	stage    staging      // pinned buffers for large transfers (staging.go)
+	staged   int8         // 0: pinned staging on GPUs only; 1: always; -1: never (tests, benchmarks)
 }
 
 var (

@@ -10,8 +10,9 @@ static cl_int oclsolve_xread(cl_command_queue q, cl_mem m, size_t off, size_t si
 	return clEnqueueReadBuffer(q, m, CL_FALSE, off, size, p, nwait, wait, ev);
 }
 
-static cl_int oclsolve_xwrite(cl_command_queue q, cl_mem m, size_t off, size_t size, const void *p, cl_event *ev) {
-	return clEnqueueWriteBuffer(q, m, CL_FALSE, off, size, p, 0, NULL, ev);
+static cl_int oclsolve_xwrite(cl_command_queue q, cl_mem m, size_t off, size_t size, const void *p,
+		cl_uint nwait, const cl_event *wait, cl_event *ev) {
+	return clEnqueueWriteBuffer(q, m, CL_FALSE, off, size, p, nwait, wait, ev);
 }
 
 static cl_int oclsolve_xmarker(cl_command_queue q, cl_event *ev) {
@@ -159,6 +160,21 @@ func (x *Exchange) ReadFrom(b *Buffer, off, at, n int) error {
 // commands enqueued on the device before it (that is its point): the
 // caller makes sure that none of them still reads or writes that range.
 func (x *Exchange) WriteTo(b *Buffer, off, at, n int) error {
+	return x.write1(nil, b, off, at, n)
+}
+
+// WriteAfter is WriteTo held back by g: the write, and every command
+// enqueued on the device after it, runs once g is open, and it reads
+// Host()[at:at+n] then, so the host may fill that range until it opens g.
+// It is not submitted (Gate.Open submits it).
+func (x *Exchange) WriteAfter(g *Gate, b *Buffer, off, at, n int) error {
+	if g == nil || g.ev == nil || g.dev != x.dev {
+		return fmt.Errorf("%w: exchange write behind a gate that is open or of another device", ErrLaunch)
+	}
+	return x.write1(g, b, off, at, n)
+}
+
+func (x *Exchange) write1(g *Gate, b *Buffer, off, at, n int) error {
 	if err := x.span(b, off, at, n, x.write); err != nil || n == 0 {
 		return err
 	}
@@ -169,17 +185,31 @@ func (x *Exchange) WriteTo(b *Buffer, off, at, n int) error {
 	if x.queue != nil {
 		q = x.queue
 	}
+	var wait *C.cl_event
+	var nwait C.cl_uint
+	if g != nil {
+		gev := g.ev // cgo may not take a pointer into the Gate, which holds Go pointers
+		wait, nwait = &gev, 1
+	}
 	var ev C.cl_event
 	if err := check("clEnqueueWriteBuffer", C.oclsolve_xwrite(q, rawMem(b.mem), C.size_t(8*off), C.size_t(8*n),
-		unsafe.Pointer(&x.host[at]), &ev)); err != nil {
+		unsafe.Pointer(&x.host[at]), nwait, wait, &ev)); err != nil {
 		return err
 	}
 	x.write = ev
-	if err := check("clFlush", C.clFlush(q)); err != nil {
-		return err
+	if g == nil {
+		if err := check("clFlush", C.clFlush(q)); err != nil {
+			return err
+		}
 	}
 	if x.queue != nil {
-		return check("clEnqueueBarrierWithWaitList", C.oclsolve_xbarrier(rawQueue(d.queue), ev))
+		if err := check("clEnqueueBarrierWithWaitList", C.oclsolve_xbarrier(rawQueue(d.queue), ev)); err != nil {
+			return err
+		}
+		if g != nil {
+			// Gate.Open flushes the device's queue, not this one.
+			return check("clFlush", C.clFlush(q))
+		}
 	}
 	return nil
 }
@@ -190,7 +220,9 @@ func (x *Exchange) Wait() error {
 	var err error
 	for _, ev := range []*C.cl_event{&x.read, &x.write} {
 		if *ev != nil {
-			if e := (rawEvent{*ev}).wait(); e != nil && err == nil {
+			e := (rawEvent{*ev}).wait()
+			(rawEvent{*ev}).release()
+			if e != nil && err == nil {
 				err = fmt.Errorf("%w (on %s)", e, x.dev.info.Name)
 			}
 			*ev = nil
@@ -221,6 +253,7 @@ func (x *Exchange) release() {
 			var ev C.cl_event
 			if C.clEnqueueUnmapMemObject(rawQueue(x.dev.queue), x.mem, unsafe.Pointer(&x.host[0]), 0, nil, &ev) == C.CL_SUCCESS {
 				(rawEvent{ev}).wait() // an unmapped exchange is freed next whatever it says
+				(rawEvent{ev}).release()
 			}
 		}
 		C.clReleaseMemObject(x.mem)

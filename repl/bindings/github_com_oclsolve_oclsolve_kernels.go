@@ -44,6 +44,7 @@ func init() {
 			"DeviceInfo":       reflect.TypeOf((*p_github_com_oclsolve_oclsolve_kernels.DeviceInfo)(nil)).Elem(),
 			"Event":            reflect.TypeOf((*p_github_com_oclsolve_oclsolve_kernels.Event)(nil)).Elem(),
 			"Exchange":         reflect.TypeOf((*p_github_com_oclsolve_oclsolve_kernels.Exchange)(nil)).Elem(),
+			"Gate":             reflect.TypeOf((*p_github_com_oclsolve_oclsolve_kernels.Gate)(nil)).Elem(),
 			"Image":            reflect.TypeOf((*p_github_com_oclsolve_oclsolve_kernels.Image)(nil)).Elem(),
 			"Kernel":           reflect.TypeOf((*p_github_com_oclsolve_oclsolve_kernels.Kernel)(nil)).Elem(),
 			"Local":            reflect.TypeOf((*p_github_com_oclsolve_oclsolve_kernels.Local)(nil)).Elem(),
