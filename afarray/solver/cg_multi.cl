@@ -72,6 +72,12 @@ __kernel void mcg_update(int m, double alpha, int jacobi, __global double *x, __
 // itself, from the same w, scalars and old values as the owner, so they
 // hold the owner's values bit for bit.
 //
+// w's halo values arrive in in[3..], written by the host. alpha and beta
+// are kernel arguments, or, with gated set, in[0] and in[1], written with
+// the halo, so that the host can enqueue an iteration before it knows them
+// (behind a kernels.Gate, mcgIterate1); in[2] is a stop flag: an iteration
+// enqueued after the last one runs with it set and changes nothing.
+//
 //   mcg1_init   x = 0, p = 0, s = 0, r = b, u = M^-1 b (own rows and halo)
 //   mcg1_update p = u + beta p, x += alpha p (own rows); s = w + beta s,
 //               r -= alpha s, u = M^-1 r (own rows and halo)
@@ -93,11 +99,20 @@ __kernel void mcg1_init(int m, int ext, int jacobi, __global const double *b, __
 	}
 }
 
-__kernel void mcg1_update(int m, int ext, double alpha, double beta, int jacobi, __global double *x,
+// mcg1_stop says whether in[] asks the iteration to do nothing (the same
+// for every item, so a kernel may return at once).
+inline int mcg1_stop(__global const double *in) { return in[2] != 0; }
+
+__kernel void mcg1_update(int m, int ext, double alpha, double beta, int gated, int jacobi, __global double *x,
                           __global double *r, __global double *u, __global double *p, __global double *s,
-                          __global const double *w, __global const double *dinv) {
+                          __global const double *w, __global const double *in, __global const double *dinv) {
+	if (mcg1_stop(in)) return;
+	if (gated) {
+		alpha = in[0];
+		beta = in[1];
+	}
 	for (int i = get_global_id(0); i < ext; i += get_global_size(0)) {
-		double si = fma(beta, s[i], w[i]);
+		double si = fma(beta, s[i], i < m ? w[i] : in[3 + i - m]);
 		s[i] = si;
 		if (i < m) {
 			// u is the old u here (r itself without jacobi, not yet advanced).
@@ -138,7 +153,9 @@ inline void mcg1_parts(double ru, double wu, double rr, __global double *out, __
 // mcg1_spmv: T lanes per row (a power of two dividing the group size).
 __kernel void mcg1_spmv(int m, __global const int *rowptr, __global const int *col, __global const double *val,
                         __global const double *u, __global const double *r, __global double *w,
-                        __global const int *sendPos, __global double *out, int T, __local double *sl) {
+                        __global const int *sendPos, __global double *out, __global const double *in, int T,
+                        __local double *sl) {
+	if (mcg1_stop(in)) return;
 	int l = get_local_id(0), R = get_local_size(0) / T, team = l / T, lane = l % T;
 	int G = get_num_groups(0);
 	double ru = 0, wu = 0, rr = 0;
@@ -160,7 +177,9 @@ __kernel void mcg1_spmv(int m, __global const int *rowptr, __global const int *c
 // row.
 __kernel void mcg1_sell(int m, int c, __global const int *ptr, __global const int *col, __global const double *val,
                         __global const double *u, __global const double *r, __global double *w,
-                        __global const int *sendPos, __global double *out, __local double *sl) {
+                        __global const int *sendPos, __global double *out, __global const double *in,
+                        __local double *sl) {
+	if (mcg1_stop(in)) return;
 	double ru = 0, wu = 0, rr = 0;
 	for (int i = get_global_id(0); i < m; i += get_global_size(0)) {
 		int s = i / c, end = ptr[s + 1];

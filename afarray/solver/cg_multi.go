@@ -223,7 +223,13 @@ type mcgPart struct {
 	// xch holds, at [0, 3G+S), the partials and send values read after
 	// each product (G groups, S send values), at [3G+S, +halo) the halo
 	// values written back (kernels.Exchange), where the iteration uses it.
-	xch *kernels.Exchange
+	// The one-sync iteration writes from 3 values further (in[] of
+	// cg_multi.cl: alpha, beta, stop, then the halo), and behind a gate
+	// (mcgGate) it alternates between xch and xch2, so that the next
+	// iteration's transfers can be enqueued while this one's are pending.
+	xch, xch2 *kernels.Exchange
+	in        *kernels.Buffer // the one-sync iteration's in[] (3 + halo)
+	inHost    []float64       // without exchanges: what goes into in
 }
 
 func (p *mcgPart) alloc(bytes int) (*kernels.Buffer, error) {
@@ -236,7 +242,8 @@ func (p *mcgPart) alloc(bytes int) (*kernels.Buffer, error) {
 
 func (p *mcgPart) release() {
 	p.xch.Release()
-	p.xch, p.pipe = nil, nil
+	p.xch2.Release()
+	p.xch, p.xch2, p.pipe = nil, nil, nil
 	for _, b := range p.bufs {
 		b.Release()
 	}
@@ -270,8 +277,9 @@ func partitionRows(rowptr []int32, k int) []int {
 // devices need; it enqueues every device's work and read from one
 // goroutine, waits for the reads (kernels.Exchange), and writes each
 // block's halo of w back without waiting; every device advances its
-// halo's r and u itself. The host sums the partials in a fixed order,
-// so every device works with the same scalars. Start, stop and limits are
+// halo's r and u itself. (mcgGate instead enqueues each iteration while
+// the devices compute the one before, behind a gate.) The host sums the
+// partials in a fixed order, so every device works with the same scalars. Start, stop and limits are
 // those of CG's fast variant (x0 = 0, ||r||/||b|| <= Tol, default 1e-8, at
 // most MaxIter = 10n iterations); convergence is tested every iteration at
 // no extra cost. As on one device it iterates on b scaled by a power of two
@@ -564,6 +572,7 @@ func (p *mcgPart) upload(csr *sparse.CSR, b, dinv []float64, form mcgForm) error
 		up(&p.p[0], nil, ext, 8),
 		up(&p.p[1], nil, ext, 8),
 		up(&p.out, nil, 3*p.groups+len(p.send), 8),
+		up(&p.in, nil, 3+len(p.halo), 8),
 	}
 	for _, e := range steps {
 		if e != nil {
@@ -584,11 +593,16 @@ func (p *mcgPart) upload(csr *sparse.CSR, b, dinv []float64, form mcgForm) error
 		}
 	}
 	if form == mcgOneSync && mcgExchange {
-		p.xch, err = p.dev.NewExchange(3*p.groups+len(p.send)+len(p.halo), false)
+		size := 3*p.groups + len(p.send) + 3 + len(p.halo)
+		if p.xch, err = p.dev.NewExchange(size, false); err != nil || !mcgGate {
+			return err
+		}
+		p.xch2, err = p.dev.NewExchange(size, false)
 		return err
 	}
 	p.outHost = make([]float64, 3*p.groups+len(p.send))
 	p.haloHost = make([]float64, len(p.halo))
+	p.inHost = make([]float64, 3+len(p.halo))
 	return nil
 }
 
@@ -919,6 +933,56 @@ func mcgOnAll(parts []*mcgPart, f func(p *mcgPart) error) error {
 	return onDevices(len(parts), func(d int) error { return f(parts[d]) })
 }
 
+// mcgGate makes the one-sync iteration with exchanges enqueue each
+// iteration behind a kernels.Gate while the devices still compute the one
+// before, so that between two iterations the host only waits, sums, fills
+// in[] and opens the gates; otherwise it enqueues the halo's write, the two
+// launches and the read of every device there (BenchmarkCGMultiModel2
+// compares). It is off: on an H100 (Model 2, n = 1,000,032, Jacobi, 2,241
+// iterations) the gates cut the host's time between the read and the
+// devices' next work from 28 to 9 us per iteration on one device and from
+// 126 to 43 us on two instances of it, yet the iterations took longer,
+// 499.8 against 474.1 us (819.4 against 800.6 us on the two instances):
+// NVIDIA's OpenCL starts commands held by a user event later than ones
+// enqueued at once. (Measured when both forms wrote alpha and beta into
+// in[]; the other form passes them as arguments again, as before gates.)
+var mcgGate bool
+
+// mcgTimes is where mcgIterate1 spends the host's time, summed over the
+// iterations of the runs while mcgTimeline points to it (the benchmark's
+// per-iteration timeline): Wait blocked on the devices' reads, Host summing
+// partials and filling in[], Release opening the gates or (without them)
+// enqueuing the iteration, Ahead enqueuing the next iteration behind its
+// gates while the devices compute. A device waits at least Host + Release
+// per iteration, plus the transfers' and the wake-up's latency.
+type mcgTimes struct {
+	Iterations                 int
+	Wait, Host, Release, Ahead time.Duration
+}
+
+var mcgTimeline *mcgTimes
+
+// mcgRun is a run of a part's halo entries that come one after the other
+// from one owner's send values: n values from position pos of part's to
+// halo entry at.
+type mcgRun struct{ at, part, pos, n int }
+
+// haloRuns cuts the part's halo into runs (one per neighbour, on two
+// parts: the halo is sorted and so are the send lists), so that the host
+// fills it by copies instead of value by value.
+func (p *mcgPart) haloRuns() []mcgRun {
+	var runs []mcgRun
+	for h := range p.halo {
+		src, pos := int(p.fromPart[h]), int(p.fromPos[h])
+		if k := len(runs) - 1; k >= 0 && runs[k].part == src && runs[k].pos+runs[k].n == pos {
+			runs[k].n++
+			continue
+		}
+		runs = append(runs, mcgRun{at: h, part: src, pos: pos, n: 1})
+	}
+	return runs
+}
+
 // mcgIterate1 runs Chronopoulos and Gear's form of (preconditioned) CG,
 // which needs one host read per iteration and device: with s = A p kept by
 // recurrence, gamma = r'u, delta = w'u (w = A u) and r'r come from one
@@ -928,7 +992,13 @@ func mcgOnAll(parts []*mcgPart, f func(p *mcgPart) error) error {
 //
 // p = u + beta p, s = w + beta s, x += alpha p, r -= alpha s, u = M^-1 r.
 // The halo travels as w's values, read with the partials and written back
-// without waiting (cg_multi.cl). In exact arithmetic it is CG; in floating
+// without waiting (in[], cg_multi.cl). With gates (mcgGate) iteration
+// k+1's write (alpha, beta and a stop flag with the halo), launches and
+// read are enqueued behind a gate per device while iteration k runs, into
+// the other of the part's two exchanges; once the host has k's scalars and
+// halos in that exchange it opens the gates. The iteration enqueued when
+// the run ends (converged, limit, breakdown or error) runs with the stop
+// flag and changes nothing. In exact arithmetic it is CG; in floating
 // point its iterations follow CG's closely (the tests compare counts).
 func mcgIterate1(parts []*mcgPart, n int, tol float64, maxIter int, jacobi bool) ([]float64, *CGResult, error) {
 	jac := boolArg(jacobi)
@@ -938,85 +1008,208 @@ func mcgIterate1(parts []*mcgPart, n int, tol float64, maxIter int, jacobi bool)
 	// from this goroutine, reads included, before the host waits for the
 	// reads; otherwise each device has a goroutine that ends with a
 	// blocking read.
-	xch := parts[0].xch != nil
-	phase := func(f func(p *mcgPart) error) error {
-		if !xch {
-			return mcgOnAll(parts, f)
-		}
-		for _, p := range parts {
-			if err := f(p); err != nil {
-				return err
-			}
-		}
-		return mcgWait(parts)
+	xch, gated := parts[0].xch != nil, parts[0].xch2 != nil
+	prof, timing := mcgTimeline, mcgTimeline != nil
+	if !timing {
+		prof = &mcgTimes{}
 	}
-	outOf := func(p *mcgPart) []float64 {
+	clock := time.Now()
+	lap := func(d *time.Duration) {
+		if timing {
+			now := time.Now()
+			*d += now.Sub(clock)
+			clock = now
+		}
+	}
+	// exOf is a part's exchange for iteration k (-1: the start).
+	exOf := func(p *mcgPart, k int) *kernels.Exchange {
+		if gated && k%2 != 0 {
+			return p.xch2
+		}
+		return p.xch
+	}
+	// at is where in[] lies in an exchange, after the partials and the send
+	// values.
+	at := func(p *mcgPart) int { return 3*p.groups + len(p.send) }
+	// outOf is what a part's product of iteration k left on the host.
+	outOf := func(p *mcgPart, k int) []float64 {
 		if xch {
-			return p.xch.Host()
+			return exOf(p, k).Host()
 		}
 		return p.outHost
 	}
-	// product launches w = A u and reads the partials with w's send values.
-	product := func(p *mcgPart) error {
+	// product launches w = A u and reads the partials with w's send values
+	// into x (nil: blocking, into outHost).
+	product := func(p *mcgPart, x *kernels.Exchange) error {
 		var err error
 		if p.sptr != nil {
 			err = p.kSell1.Launch([]int{p.groups * p.local}, []int{p.local}, p.m, sellC, p.sptr, p.scol, p.sval,
-				p.z, p.r, p.w, p.sendPos, p.out, lm(p))
+				p.z, p.r, p.w, p.sendPos, p.out, p.in, lm(p))
 		} else {
 			err = p.kSpmv1.Launch([]int{p.groups * p.local}, []int{p.local}, p.m, p.rowptr, p.col, p.val,
-				p.z, p.r, p.w, p.sendPos, p.out, p.team, lm(p))
+				p.z, p.r, p.w, p.sendPos, p.out, p.in, p.team, lm(p))
 		}
 		if err != nil {
 			return err
 		}
-		if xch {
-			return p.xch.ReadFrom(p.out, 0, 0, 3*p.groups+len(p.send))
+		if x != nil {
+			return x.ReadFrom(p.out, 0, 0, at(p))
 		}
 		if err := p.dev.Flush(); err != nil {
 			return err
 		}
 		return p.out.Read(0, p.outHost)
 	}
-	// sums adds every part's partials in part order and, without
-	// exchanges, assembles each part's halo of w from the owners' send
-	// values (mcgHalos does with them).
-	sums := func() (gamma, delta, rr float64) {
+	// write enqueues the write of iteration k's in[] on a part: behind the
+	// gate g, all of it; otherwise the halo alone (alpha and beta go as
+	// arguments), if any.
+	write := func(p *mcgPart, k int, g *kernels.Gate) error {
+		H := len(p.halo)
+		switch {
+		case g != nil:
+			return exOf(p, k).WriteAfter(g, p.in, 0, at(p), 3+H)
+		case H == 0:
+			return nil
+		case xch:
+			return exOf(p, k).WriteTo(p.in, 3, at(p)+3, H)
+		}
+		return p.in.WriteNoWait(8*3, p.inHost[3:])
+	}
+	// launch enqueues iteration k's update, product and read on a part.
+	launch := func(p *mcgPart, k int, alpha, beta float64) error {
+		if err := p.kUpd1.Launch([]int{p.groups * p.local}, []int{p.local}, p.m, p.ext, alpha, beta, boolArg(gated), jac,
+			p.x, p.r, p.z, p.p[0], p.s, p.w, p.in, p.dinv); err != nil {
+			return err
+		}
+		if xch {
+			return product(p, exOf(p, k))
+		}
+		return product(p, nil)
+	}
+	// gates are those of the iteration enqueued ahead (pending), if any.
+	var gates []*kernels.Gate
+	pending := 0
+	ahead := func(k int) error {
+		gates, pending = make([]*kernels.Gate, len(parts)), k
+		for i, p := range parts {
+			g, err := p.dev.NewGate()
+			if err != nil {
+				return err
+			}
+			gates[i] = g
+			if err := write(p, k, g); err != nil {
+				return err
+			}
+			if err := launch(p, k, 0, 0); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	// drain lets an iteration enqueued ahead run with the stop flag and
+	// waits for every transfer, so that none is pending when the
+	// iteration returns, whatever ends it.
+	drain := func() error {
+		var errs []error
+		for i, g := range gates {
+			if g != nil {
+				exOf(parts[i], pending).Host()[at(parts[i])+2] = 1
+				errs = append(errs, g.Open())
+			}
+		}
+		gates = nil
+		if xch {
+			for _, p := range parts {
+				errs = append(errs, p.xch.Wait())
+				if p.xch2 != nil {
+					errs = append(errs, p.xch2.Wait())
+				}
+			}
+		}
+		return errors.Join(errs...)
+	}
+	defer drain()
+	// fill puts iteration k's scalars and each part's halo of w (from the
+	// owners' send values read after iteration k-1) where step writes
+	// in[] from.
+	sends := make([][]float64, len(parts)) // each part's send values, for fill
+	runs := make([][]mcgRun, len(parts))
+	for i, p := range parts {
+		runs[i] = p.haloRuns()
+	}
+	fill := func(k int, alpha, beta float64) {
+		for i, p := range parts {
+			sends[i] = outOf(p, k-1)[3*p.groups:]
+		}
+		for i, p := range parts {
+			in := p.inHost
+			if xch {
+				in = exOf(p, k).Host()[at(p) : at(p)+3+len(p.halo)]
+			}
+			in[0], in[1], in[2] = alpha, beta, 0
+			for _, r := range runs[i] {
+				copy(in[3+r.at:3+r.at+r.n], sends[r.part][r.pos:])
+			}
+		}
+	}
+	// sums adds every part's partials of iteration k in part order.
+	sums := func(k int) (gamma, delta, rr float64) {
 		for _, p := range parts {
-			G, out := p.groups, outOf(p)
+			G, out := p.groups, outOf(p, k)
 			for g := 0; g < G; g++ {
 				gamma += out[g]
 				delta += out[G+g]
 				rr += out[2*G+g]
 			}
 		}
-		if xch {
-			return gamma, delta, rr
-		}
-		for _, p := range parts {
-			for h := range p.halo {
-				src := parts[p.fromPart[h]]
-				p.haloHost[h] = src.outHost[3*src.groups+int(p.fromPos[h])]
-			}
-		}
 		return gamma, delta, rr
 	}
-	err := phase(func(p *mcgPart) error {
+	// wait waits for every part's read of iteration k.
+	wait := func(k int) error {
+		if !xch {
+			return nil
+		}
+		for _, p := range parts {
+			if err := exOf(p, k).Wait(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+
+	// The start: in[] without the stop flag, then x = 0, r = b, u = M^-1 b
+	// and the first product.
+	zero := make([]byte, 8)
+	err := mcgOnAll(parts, func(p *mcgPart) error {
+		if err := p.in.Fill(zero, 0, int64(8*(3+len(p.halo)))); err != nil {
+			return err
+		}
 		if err := p.kInit1.Launch([]int{p.groups * p.local}, []int{p.local}, p.m, p.ext, jac, p.b, p.dinv,
 			p.x, p.r, p.z, p.p[0], p.s); err != nil {
 			return err
 		}
-		return product(p)
+		if xch {
+			return product(p, exOf(p, -1))
+		}
+		return product(p, nil)
 	})
+	if err == nil && gated {
+		err = ahead(0)
+	}
+	if err == nil {
+		err = wait(-1)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
-	gamma, delta, rr := sums()
+	gamma, delta, rr := sums(-1)
 	converged, err := track.begin(rr)
 	if err != nil {
 		return nil, nil, err
 	}
 	it := 0
 	alphaOld, gammaOld := 0.0, 0.0
+	clock = time.Now()
 	for ; !converged && it < maxIter; it++ {
 		beta, den := 0.0, delta
 		if it > 0 {
@@ -1031,32 +1224,60 @@ func mcgIterate1(parts []*mcgPart, n int, tol float64, maxIter int, jacobi bool)
 			return nil, nil, fmt.Errorf("%w: CG found p'Ap = %g <= 0 at iteration %d", ErrNotPositiveDefinite, den, it)
 		}
 		alpha := gamma / den
-		if xch {
-			if err := mcgHalos(parts, func(p *mcgPart) *kernels.Buffer { return p.w }); err != nil {
-				return nil, nil, err
-			}
-		}
-		err := phase(func(p *mcgPart) error {
-			if len(p.halo) > 0 && !xch {
-				if err := p.w.WriteNoWait(int64(8*p.m), p.haloHost); err != nil {
-					return err
+		fill(it, alpha, beta)
+		lap(&prof.Host)
+		var err error
+		switch {
+		case gated:
+			for _, g := range gates {
+				if err == nil {
+					err = g.Open()
 				}
 			}
-			if err := p.kUpd1.Launch([]int{p.groups * p.local}, []int{p.local}, p.m, p.ext, alpha, beta, jac,
-				p.x, p.r, p.z, p.p[0], p.s, p.w, p.dinv); err != nil {
-				return err
+			gates = nil
+		case xch:
+			// Every halo first, as each part's update waits for its own.
+			for _, p := range parts {
+				if err == nil {
+					err = write(p, it, nil)
+				}
 			}
-			return product(p)
-		})
+			for _, p := range parts {
+				if err == nil {
+					err = launch(p, it, alpha, beta)
+				}
+			}
+		default:
+			err = mcgOnAll(parts, func(p *mcgPart) error {
+				if err := write(p, it, nil); err != nil {
+					return err
+				}
+				return launch(p, it, alpha, beta)
+			})
+		}
+		lap(&prof.Release)
+		if err == nil && gated && it+1 < maxIter {
+			// The next iteration, behind its gates, while this one runs.
+			err = ahead(it + 1)
+			lap(&prof.Ahead)
+		}
+		if err == nil {
+			err = wait(it)
+			lap(&prof.Wait)
+		}
 		if err != nil {
 			return nil, nil, err
 		}
 		alphaOld, gammaOld = alpha, gamma
-		gamma, delta, rr = sums()
+		gamma, delta, rr = sums(it)
 		converged = track.step(rr)
 		if math.IsNaN(rr) || math.IsInf(rr, 0) || math.IsNaN(gamma) || math.IsInf(gamma, 0) || math.IsNaN(delta) || math.IsInf(delta, 0) {
 			return nil, nil, &NonFiniteError{Where: "CG residual (breakdown: is the matrix positive definite?)", Index: it + 1}
 		}
 	}
+	if err := drain(); err != nil {
+		return nil, nil, err
+	}
+	prof.Iterations += it
 	return track.finish(n, it, converged)
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/oclsolve/oclsolve/afarray/fem"
 	"github.com/oclsolve/oclsolve/afarray/sparse"
@@ -16,12 +17,15 @@ import (
 // OCLSOLVE_MULTI_DEVICES (default "all"; the default device split in two
 // where that is one device): Chronopoulos and Gear's iteration (multi, the
 // default: product on sliced ELLPACK, exchanges enqueued from one
-// goroutine; multi-blocking: a goroutine per device and blocking reads;
+// goroutine once the host has the scalars; multi-gated: each iteration
+// enqueued ahead behind gates; multi-blocking: a goroutine per device and
+// blocking reads;
 // multi-csr: the product on CSR with a team of lanes per row, and blocking
 // reads), the pipelined one (pipe; pipe-copyq with its exchanges on a
 // queue of their own) and the textbook one (multi-2sync, its devices
 // served at once or one after the other). OCLSOLVE_MULTI_N sets the order
-// (default 20000). Run it once per configuration: go test -run x -bench
+// (default 20000). The one-sync runs log the host's time per iteration by
+// phase (mcgTimes). Run it once per configuration: go test -run x -bench
 // CGMultiModel2 -benchtime 1x.
 func BenchmarkCGMultiModel2(b *testing.B) {
 	n := 20000
@@ -75,22 +79,27 @@ func BenchmarkCGMultiModel2(b *testing.B) {
 		})
 	}
 	for _, c := range []struct {
-		name                       string
-		k                          int
-		form                       mcgForm
-		serial, copyQ, csr, blocks bool
-	}{{"multi", 1, mcgOneSync, false, false, false, false}, {"multi", len(devs), mcgOneSync, false, false, false, false},
-		{"multi-blocking", len(devs), mcgOneSync, false, false, false, true},
-		{"multi-csr", 1, mcgOneSync, false, false, true, true}, {"multi-csr", len(devs), mcgOneSync, false, false, true, true},
-		{"pipe", 1, mcgPipelined, false, false, false, false}, {"pipe", len(devs), mcgPipelined, false, false, false, false},
-		{"pipe-copyq", 1, mcgPipelined, false, true, false, false}, {"pipe-copyq", len(devs), mcgPipelined, false, true, false, false},
-		{"multi-2sync", 1, mcgTextbook, false, false, false, false}, {"multi-2sync", len(devs), mcgTextbook, false, false, false, false},
-		{"multi-2sync-serial", len(devs), mcgTextbook, true, false, false, false}} {
+		name                             string
+		k                                int
+		form                             mcgForm
+		serial, copyQ, csr, blocks, gate bool
+	}{{"multi", 1, mcgOneSync, false, false, false, false, false}, {"multi", len(devs), mcgOneSync, false, false, false, false, false},
+		{"multi-gated", 1, mcgOneSync, false, false, false, false, true},
+		{"multi-gated", len(devs), mcgOneSync, false, false, false, false, true},
+		{"multi-blocking", len(devs), mcgOneSync, false, false, false, true, false},
+		{"multi-csr", 1, mcgOneSync, false, false, true, true, false}, {"multi-csr", len(devs), mcgOneSync, false, false, true, true, false},
+		{"pipe", 1, mcgPipelined, false, false, false, false, false}, {"pipe", len(devs), mcgPipelined, false, false, false, false, false},
+		{"pipe-copyq", 1, mcgPipelined, false, true, false, false, false}, {"pipe-copyq", len(devs), mcgPipelined, false, true, false, false, false},
+		{"multi-2sync", 1, mcgTextbook, false, false, false, false, false}, {"multi-2sync", len(devs), mcgTextbook, false, false, false, false, false},
+		{"multi-2sync-serial", len(devs), mcgTextbook, true, false, false, false, false}} {
 		k := c.k
 		b.Run(c.name+"/"+strconv.Itoa(k)+"dev", func(b *testing.B) {
-			mcgDefault, mcgSerial, mcgCopyQueue, mcgSELL, mcgExchange = c.form, c.serial, c.copyQ, !c.csr, !c.blocks
+			mcgDefault, mcgSerial, mcgCopyQueue, mcgSELL, mcgExchange, mcgGate = c.form, c.serial, c.copyQ, !c.csr, !c.blocks, c.gate
+			var times mcgTimes
+			mcgTimeline = &times
 			defer func() {
-				mcgDefault, mcgSerial, mcgCopyQueue, mcgSELL, mcgExchange = mcgOneSync, false, false, true, true
+				mcgDefault, mcgSerial, mcgCopyQueue, mcgSELL, mcgExchange, mcgGate = mcgOneSync, false, false, true, true, false
+				mcgTimeline = nil
 			}()
 			for b.Loop() {
 				x, res, st, err := CGMulti(a, rhs, devs[:k], CGOptions{Jacobi: true})
@@ -106,6 +115,12 @@ func BenchmarkCGMultiModel2(b *testing.B) {
 					st.SetupTime.Seconds(), st.SolveTime.Seconds(), res.Iterations, 1e6*st.SolveTime.Seconds()/float64(max(res.Iterations, 1)),
 					mcgFallbacks.Load())
 				report(b, x, res, st.SolveTime.Seconds(), peak)
+			}
+			if it := times.Iterations; it > 0 {
+				us := func(d time.Duration) float64 { return 1e6 * d.Seconds() / float64(it) }
+				b.Logf("host per iteration: wait %.1f us, sums and in[] %.1f us, release %.1f us, ahead %.1f us",
+					us(times.Wait), us(times.Host), us(times.Release), us(times.Ahead))
+				b.ReportMetric(us(times.Host+times.Release), "host-us/it")
 			}
 		})
 	}

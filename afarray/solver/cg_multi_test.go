@@ -262,3 +262,59 @@ func TestMultiRefusesBadDevices(t *testing.T) {
 		}
 	}
 }
+
+// The one-sync iteration gives the same x bit for bit, the same iteration
+// count and the same residual history whether each iteration is enqueued
+// ahead behind gates, enqueued once the host has its scalars (the
+// default), or run with a goroutine and blocking reads per device: only
+// when the host enqueues changes, not the arithmetic, and the iteration
+// enqueued ahead when the run ends (converged, or at the limit) changes
+// nothing.
+func TestCGMultiGatesChangeNothing(t *testing.T) {
+	defer func() { mcgGate, mcgExchange = false, true }()
+	for _, tc := range []struct {
+		name    string
+		jacobi  bool
+		parts   int
+		maxIter int
+	}{{"bcsstk16", true, 2, 0}, {"mesh1e1", false, 3, 0}, {"bcsstk16", true, 3, 7}, {"nos4", true, 1, 0}} {
+		a := runMatrix(t, tc.name)
+		b := make([]float64, a.Rows)
+		for i := range b {
+			b[i] = 1 + float64(i%7)
+		}
+		devs := multiTestParts(t, 3)[:tc.parts]
+		var ref []float64
+		var refRes *CGResult
+		for _, c := range []struct{ gate, exchange bool }{{true, true}, {false, true}, {false, false}} {
+			mcgGate, mcgExchange = c.gate, c.exchange
+			x, res, _, err := CGMulti(a, b, devs, CGOptions{Tol: 1e-10, Jacobi: tc.jacobi, MaxIter: tc.maxIter})
+			if tc.maxIter > 0 {
+				var nc *NotConvergedError
+				if !errors.As(err, &nc) || res == nil || res.Iterations != tc.maxIter {
+					t.Fatalf("%s %+v, limit %d: %v %+v", tc.name, c, tc.maxIter, err, res)
+				}
+			} else if err != nil {
+				t.Fatalf("%s %+v on %d: %v", tc.name, c, tc.parts, err)
+			}
+			if ref == nil {
+				ref, refRes = x, res
+				continue
+			}
+			if res.Iterations != refRes.Iterations || len(res.History) != len(refRes.History) {
+				t.Fatalf("%s %+v on %d: %d iterations, %d with gates", tc.name, c, tc.parts, res.Iterations, refRes.Iterations)
+			}
+			for i := range res.History {
+				if res.History[i] != refRes.History[i] {
+					t.Fatalf("%s %+v on %d: residual %d is %v, %v with gates", tc.name, c, tc.parts, i, res.History[i], refRes.History[i])
+				}
+			}
+			for i := range x {
+				if x[i] != ref[i] {
+					t.Fatalf("%s %+v on %d: x[%d] = %v, %v with gates", tc.name, c, tc.parts, i, x[i], ref[i])
+				}
+			}
+		}
+		t.Logf("%s on %d: %d iterations, the same three ways", tc.name, tc.parts, refRes.Iterations)
+	}
+}
