@@ -26,7 +26,8 @@
 #endif
 
 // Unrolling the triangular solve keeps x in registers on a GPU; on a CPU
-// (PoCL) it only makes the compiler slow.
+// (PoCL) it only makes the compiler slow. Writing the solves out as
+// scalars instead gained nothing on an H100 (README, tournament LU).
 #ifdef GAUSS_GPU
 #define TRSM_UNROLL _Pragma("unroll")
 #else
@@ -402,7 +403,6 @@ __kernel void lu_swap_panel(const int N, const int k, __global double *A, __glob
 // unit lower triangle of L11 (NB x NB row-major, local memory). Columns
 // from cend on are solved later, by the outer block's TRSM
 // (lu_tournament.go).
-#ifndef GAUSS_GEN_TRSM // else written out by trsmSource (lu_gen.go)
 inline void swap_trsm_column(const int N, const int k, const int cend, const int c, __global double *A,
                              __local const int *dst, __local const int *src, __local const double *L11) {
 	double x[NB];
@@ -423,7 +423,6 @@ inline void swap_trsm_column(const int N, const int k, const int cend, const int
 	for (int i = 0; i < NB; ++i)
 		A[IDX(k + i, c)] = x[i];
 }
-#endif
 
 // lu_swap_trsm: one work-item per column outside the panel (columns left of
 // k, then right of k+NB), swap_trsm_column with L11 from A. Neighbouring

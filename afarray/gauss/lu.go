@@ -255,16 +255,10 @@ func luProgram(dev *kernels.Device, nb int) (*kernels.Program, error) {
 	if shfl {
 		opts += " -DGAUSS_SHFL"
 	}
-	var srcs []kernels.Source
-	if genTrsm() {
-		opts += " -DGAUSS_GEN_TRSM"
-		srcs = append(srcs, kernels.Source{Name: "lu_gen.cl", Text: trsmSource(nb)})
-	}
-	srcs = append(srcs, kernels.Source{Name: "lu.cl", Text: luSource},
+	return dev.Build(opts, kernels.Source{Name: "lu.cl", Text: luSource},
 		kernels.Source{Name: "trsv.cl", Text: trsvSource}, kernels.Source{Name: "lu_trsv.cl", Text: luTrsvSource},
 		kernels.Source{Name: "lu_tournament.cl", Text: luTournamentSource},
 		kernels.Source{Name: "lu_tsel.cl", Text: tselSource(nb, shfl && tl%32 == 0)})
-	return dev.Build(opts, srcs...)
 }
 
 // warpShuffle reports whether the LU's kernels may reduce their pivot

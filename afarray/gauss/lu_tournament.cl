@@ -106,9 +106,6 @@ __kernel void lu_tapply(const int N, const int k, const int cend, const int Gc, 
 		else if (src == b)
 			src = a;
 	}
-#ifdef GAUSS_GEN_TRSM
-	tapply_row(N, k, r, src, A, S, Fl); // written out by trsmSource (lu_gen.go)
-#else
 	double x[NB];
 	TRSM_UNROLL
 	for (int q = 0; q < NB; ++q)
@@ -131,5 +128,4 @@ __kernel void lu_tapply(const int N, const int k, const int cend, const int Gc, 
 	TRSM_UNROLL
 	for (int q = 0; q < NB; ++q)
 		A[IDX(r, k + q)] = x[q];
-#endif
 }
