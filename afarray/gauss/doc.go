@@ -27,7 +27,8 @@
 // panels of BlockSize columns, grouped in outer blocks whose panels update
 // only the block's columns (one TRSM and one GEMM of the block's width
 // update the rest). On a GPU (LU.Pivoting, Options.Pivoting:
-// PivotingAuto) each panel's pivots come from a
+// PivotingAuto; above order 4096 only with NVIDIA's warp shuffles, partial
+// pivoting otherwise) each panel's pivots come from a
 // tournament (CALU, Grigori, Demmel and Xiang 2011; lu_tournament.cl):
 // work-groups run partial pivoting on blocks of the panel's rows held in
 // registers, with one local barrier per column (on NVIDIA each warp picks

@@ -23,7 +23,9 @@ const DefaultBlockSize = 64
 // On a GPU the blocked LU factorizes by default with tournament pivoting in
 // panels of smallBlockSize columns (partial pivoting, when asked for, in
 // panels of DefaultBlockSize), in outer blocks of 256 columns up to order
-// gpuSmallOrder and 512 above (outerBlock). Measured on an H100
+// gpuSmallOrder and 512 above (outerBlock). Above gpuSmallOrder the default
+// is the tournament only where its pivot reductions use warp shuffles
+// (NVIDIA), partial pivoting elsewhere (autoPivoting): the figures below. Measured on an H100
 // (2026-11-23, one run, factorization + solve, with the warp-shuffle
 // reductions, before the column-oriented solves of lu_swap_trsm and
 // lu_tapply): n = 2047 tournament 32 columns 11.0 ms, tournament 64
@@ -102,7 +104,8 @@ type LU struct {
 	NoPivot bool
 	// Pivoting chooses how the pivots are found when NoPivot is false:
 	// PivotingAuto (the zero value) takes tournament pivoting on a GPU
-	// and partial pivoting elsewhere.
+	// (above order 4096 only with NVIDIA's warp shuffles) and partial
+	// pivoting elsewhere.
 	Pivoting Pivoting
 	// SolveTile, when positive, makes the triangular solves tiled: that
 	// many rows per pair of launches (a tile solved in one work-group, then
@@ -148,7 +151,8 @@ func (lu *LU) Factorize(dev *kernels.Device, a mat.Matrix) error {
 		nb = DefaultBlockSize
 		if !isGPU(dev) {
 			nb = cpuBlockSize
-		} else if !lu.NoPivot && lu.Pivoting != PivotingPartial {
+		} else if !lu.NoPivot && (lu.Pivoting == PivotingTournament ||
+			lu.Pivoting == PivotingAuto && autoPivoting(dev.Info(), n) == PivotingTournament) {
 			nb = smallBlockSize
 		}
 	}

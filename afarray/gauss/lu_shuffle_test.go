@@ -29,6 +29,39 @@ func TestWarpShuffleOnlyOnNVIDIA(t *testing.T) {
 	}
 }
 
+// PivotingAuto takes the tournament on every GPU up to gpuSmallOrder and
+// above it only where the shuffles are on; CPUs take partial pivoting.
+func TestAutoPivotingChoice(t *testing.T) {
+	nv := kernels.DeviceInfo{Type: "GPU", Vendor: "NVIDIA Corporation", Platform: "NVIDIA CUDA"}
+	amd := kernels.DeviceInfo{Type: "GPU", Vendor: "Advanced Micro Devices, Inc.", Platform: "AMD Accelerated Parallel Processing"}
+	pocl := kernels.DeviceInfo{Type: "CPU", Vendor: "AuthenticAMD", Platform: "Portable Computing Language"}
+	poclCUDA := kernels.DeviceInfo{Type: "GPU", Vendor: "NVIDIA Corporation", Platform: "Portable Computing Language"}
+	for _, c := range []struct {
+		name string
+		info kernels.DeviceInfo
+		env  string
+		n    int
+		want Pivoting
+	}{
+		{"NVIDIA small", nv, "", 2047, PivotingTournament},
+		{"NVIDIA at the bound", nv, "", gpuSmallOrder, PivotingTournament},
+		{"NVIDIA large", nv, "", 8192, PivotingTournament},
+		{"NVIDIA large, shuffles off", nv, "off", 8192, PivotingPartial},
+		{"NVIDIA small, shuffles off", nv, "off", 2047, PivotingTournament},
+		{"AMD small", amd, "", gpuSmallOrder, PivotingTournament},
+		{"AMD large", amd, "", gpuSmallOrder + 1, PivotingPartial},
+		{"PoCL CUDA large", poclCUDA, "", 8192, PivotingPartial},
+		{"PoCL CUDA small", poclCUDA, "", 100, PivotingTournament},
+		{"CPU small", pocl, "", 100, PivotingPartial},
+		{"CPU large", pocl, "", 8192, PivotingPartial},
+	} {
+		t.Setenv("OCLSOLVE_LU_SHFL", c.env)
+		if got := autoPivoting(c.info, c.n); got != c.want {
+			t.Errorf("%s (n = %d, OCLSOLVE_LU_SHFL=%q): %v, want %v", c.name, c.n, c.env, got, c.want)
+		}
+	}
+}
+
 // Where the kernels reduce the pivot candidates by warp shuffles (NVIDIA),
 // they choose exactly the pivots of the portable reductions and compute
 // the same factors, for both pivotings and several panel widths. Elsewhere

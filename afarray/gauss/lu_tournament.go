@@ -18,8 +18,9 @@ type Pivoting int
 
 const (
 	// PivotingAuto takes tournament pivoting on a GPU, where the block
-	// size allows it, and partial pivoting elsewhere (measured faster
-	// there; lu.go).
+	// size allows it, up to order 4096, and above it only where the
+	// tournament reduces by warp shuffles (NVIDIA); partial pivoting
+	// elsewhere (measured faster there; lu.go, autoPivoting).
 	PivotingAuto Pivoting = iota
 	// PivotingPartial is exact partial pivoting: the pivots of LAPACK's
 	// dgetrf (the largest magnitude of each column, ties to the first
@@ -134,10 +135,26 @@ func outerBlock(dev *kernels.Device, nb, n int) int {
 	return max(nb, ow/nb*nb)
 }
 
+// autoPivoting is what PivotingAuto asks for at order n on a device:
+// partial pivoting on CPUs; on GPUs the tournament up to gpuSmallOrder,
+// and above it only with the warp-shuffle reductions (warpShuffle), which
+// made the tournament the faster at n = 8192 on an H100: without them
+// partial pivoting was faster there (lu.go's figures). OCLSOLVE_LU_SHFL=off
+// therefore also makes large orders take partial pivoting.
+func autoPivoting(info kernels.DeviceInfo, n int) Pivoting {
+	if !strings.Contains(strings.ToUpper(info.Type), "GPU") {
+		return PivotingPartial
+	}
+	if n <= gpuSmallOrder || warpShuffle(info) {
+		return PivotingTournament
+	}
+	return PivotingPartial
+}
+
 // panelMode resolves NoPivot and Pivoting for a factorization of order n
-// with block size nb: PivotingAuto is the tournament on a GPU (lu.go),
-// where it was measured faster; the tournament also needs its kernel to
-// accept TL work-items.
+// with block size nb: PivotingAuto as autoPivoting says; the tournament
+// also needs its kernel to accept TL work-items (Auto then falls back to
+// partial pivoting).
 func (lu *LU) panelMode(dev *kernels.Device, prog *kernels.Program, nb, n int) (panelMode, error) {
 	if lu.NoPivot {
 		return panelNoPivot, nil
@@ -149,7 +166,7 @@ func (lu *LU) panelMode(dev *kernels.Device, prog *kernels.Program, nb, n int) (
 	default:
 		return 0, fmt.Errorf("%w: pivoting %v", ErrVariant, lu.Pivoting)
 	}
-	if lu.Pivoting == PivotingAuto && !isGPU(dev) {
+	if lu.Pivoting == PivotingAuto && autoPivoting(dev.Info(), n) == PivotingPartial {
 		return panelPartial, nil
 	}
 	tl := tournamentLocal(dev, nb)

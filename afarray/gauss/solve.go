@@ -49,7 +49,8 @@ type Options struct {
 	BlockSize int
 	// Pivoting chooses the blocked LU's pivoting when Pivot is set
 	// (LU.Pivoting): PivotingAuto, the zero value, takes tournament
-	// pivoting on a GPU and exact partial pivoting elsewhere.
+	// pivoting on a GPU (above order 4096 only with NVIDIA's warp
+	// shuffles) and exact partial pivoting elsewhere.
 	Pivoting Pivoting
 }
 
