@@ -1229,9 +1229,14 @@ func mcgIterate1(parts []*mcgPart, n int, tol float64, maxIter int, jacobi bool)
 		var err error
 		switch {
 		case gated:
+			// Every gate whatever the errors, keeping the first: a gate
+			// left closed holds its device's writes forever, and drain's
+			// Exchange.Wait with them. Open lets go of the user event even
+			// when it fails, so every gate here has been opened as far as
+			// the host can, and drain has none left to open.
 			for _, g := range gates {
-				if err == nil {
-					err = g.Open()
+				if e := g.Open(); e != nil && err == nil {
+					err = e
 				}
 			}
 			gates = nil
