@@ -167,6 +167,14 @@ func (x *Exchange) WriteTo(b *Buffer, off, at, n int) error {
 // enqueued on the device after it, runs once g is open, and it reads
 // Host()[at:at+n] then, so the host may fill that range until it opens g.
 // It is not submitted (Gate.Open submits it).
+//
+// Filling the range after the non-blocking clEnqueueWriteBuffer and before
+// the gate opens goes beyond OpenCL 1.2, which says only that the host
+// memory may not be reused until the write completes: it relies on the
+// implementation not reading the source before the command runs (no copy
+// at enqueue time). Held back by the gate, PoCL and NVIDIA's driver read
+// it when the command runs; an implementation that copied at enqueue would
+// write the previous contents.
 func (x *Exchange) WriteAfter(g *Gate, b *Buffer, off, at, n int) error {
 	if g == nil || g.ev == nil || g.dev != x.dev {
 		return fmt.Errorf("%w: exchange write behind a gate that is open or of another device", ErrLaunch)
