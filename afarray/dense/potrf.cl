@@ -41,8 +41,10 @@
 // in registers (one barrier, 16 multiply-adds per item and step) brought
 // the block columns of n = 16384 to 35.0 ms; two columns per step (half the
 // barriers and local-memory round trips, two reciprocal square roots one
-// after the other per step) to 32.0 ms, the whole Potrf from 95.4 to 92.4
-// ms (n = 8192: 23.2 to 21.3 ms), same run, 1024-column blocks.
+// after the other per step) to 32.0 ms (the run behind commit 57d885f,
+// 1024-column blocks, look-ahead). In a later run (main at 9fe39c7) the
+// whole Potrf of n = 16384 took 92.7 ms on the H100, 15.8 TFLOP/s
+// (cuSOLVER's potrf 65.9 ms, 22.2 TFLOP/s, in the same call).
 inline void chol64(int nb, __global const T *A, int lda, int col0, __global int *info, int l,
                    __local T (*col)[64], T a[4][4]) {
 	const int tx = l & 15, ty = l >> 4;
