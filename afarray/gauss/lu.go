@@ -125,8 +125,9 @@ type LU struct {
 	tol  float64 // pivots of at most this magnitude count as zero
 
 	// Times of the last Factorize: transfer to the device, then the
-	// factorization including reading the pivots back.
-	upload, factor time.Duration
+	// factorization including reading the pivots back, each without the
+	// program builds in it, which compile collects (phaseClock).
+	upload, factor, compile time.Duration
 }
 
 // Factorize computes the LU factorization of the square matrix a on dev,
@@ -160,7 +161,7 @@ func (lu *LU) Factorize(dev *kernels.Device, a mat.Matrix) error {
 		return fmt.Errorf("%w: block size %d (want a multiple of 16 whose square of doubles fits %s of local memory)",
 			ErrVariant, nb, kernels.FormatBytes(dev.Info().LocalMemBytes))
 	}
-	start := time.Now()
+	clock := newPhaseClock(dev)
 	prog, err := luProgram(dev, nb)
 	if err != nil {
 		return err
@@ -228,8 +229,7 @@ func (lu *LU) Factorize(dev *kernels.Device, a mat.Matrix) error {
 		buf.Release()
 		return err
 	}
-	t := time.Now()
-	upload := t.Sub(start)
+	upload := clock.lap()
 	if err := factorBlocked(dev, prog, buf, ipivBuf, status, ld, nb, mode, tol, nil); err != nil {
 		buf.Release()
 		return err
@@ -245,7 +245,8 @@ func (lu *LU) Factorize(dev *kernels.Device, a mat.Matrix) error {
 	}
 	lu.dev, lu.prog, lu.n, lu.ld, lu.nb, lu.a, lu.ipiv, lu.tol = dev, prog, n, ld, nb, buf, ipiv, tol
 	lu.tour = mode == panelTournament
-	lu.upload, lu.factor = upload, time.Since(t)
+	lu.upload, lu.factor = upload, clock.lap()
+	lu.compile = clock.compile
 	return nil
 }
 
@@ -581,15 +582,16 @@ func solveBlocked(dev *kernels.Device, a mat.Matrix, b []float64, n int, opts Op
 		return nil, nil, err
 	}
 	defer lu.Release()
-	t := time.Now()
+	clock := newPhaseClock(dev)
 	x := make([]float64, n)
 	tiles, err := lu.solveVec(x, b)
 	if err != nil {
 		return nil, nil, err
 	}
 	rep := &Report{Device: dev.Name(), Variant: VariantBlocked, Pivot: opts.Pivot, N: n,
-		Upload: lu.upload, Eliminate: lu.factor, BackSubstitution: time.Since(t), BackSubTiles: tiles, BlockSize: lu.nb,
+		Upload: lu.upload, Eliminate: lu.factor, BackSubstitution: clock.lap(), BackSubTiles: tiles, BlockSize: lu.nb,
 		Tournament: lu.tour}
+	rep.Compile = lu.compile + clock.compile
 	rep.finish(start, launches0, dev)
 	return x, rep, nil
 }

@@ -211,6 +211,7 @@ func grid(cols, rows, maxGroups int) []int {
 // solvePingPong runs a ping-pong variant end to end.
 func solvePingPong(dev *kernels.Device, a mat.Matrix, b []float64, n int, opts Options, st storage) ([]float64, *Report, error) {
 	start := time.Now()
+	clock := newPhaseClock(dev)
 	launches0 := dev.Launches()
 	rep := &Report{Device: dev.Name(), Variant: st.name(), Pivot: opts.Pivot, N: n}
 	prog, err := st.program(dev)
@@ -234,8 +235,7 @@ func solvePingPong(dev *kernels.Device, a mat.Matrix, b []float64, n int, opts O
 	if err := dev.Finish(); err != nil {
 		return nil, nil, err
 	}
-	t := time.Now()
-	rep.Upload = t.Sub(start)
+	rep.Upload = clock.lap()
 
 	if err := pp.eliminate(dev, prog, opts.Pivot, status); err != nil {
 		return nil, nil, err
@@ -243,8 +243,7 @@ func solvePingPong(dev *kernels.Device, a mat.Matrix, b []float64, n int, opts O
 	if err := dev.Finish(); err != nil {
 		return nil, nil, err
 	}
-	rep.Eliminate = time.Since(t)
-	t = time.Now()
+	rep.Eliminate = clock.lap()
 
 	tri := triangle{even: pp.mem[0], odd: pp.mem[1], stride: pp.stride, mode: rowsByParity, n: n, elem: 8, tol: pp.tol}
 	if opts.Pivot {
@@ -278,7 +277,8 @@ func solvePingPong(dev *kernels.Device, a mat.Matrix, b []float64, n int, opts O
 	} else if err := xb.Read(0, x); err != nil {
 		return nil, nil, err
 	}
-	rep.BackSubstitution = time.Since(t)
+	rep.BackSubstitution = clock.lap()
+	rep.Compile = clock.compile
 	if err := readStatus(status, opts.Pivot); err != nil {
 		return nil, nil, err
 	}
