@@ -257,8 +257,10 @@ type rawEvent struct{ e C.cl_event }
 // command enqueued before it has.
 func enqueueMarker(q *cl.CommandQueue) (rawEvent, error) {
 	var ev C.cl_event
-	err := check("clEnqueueMarkerWithWaitList", C.oclsolve_marker(rawQueue(q), &ev))
-	return rawEvent{ev}, err
+	if err := check("clEnqueueMarkerWithWaitList", C.oclsolve_marker(rawQueue(q), &ev)); err != nil {
+		return rawEvent{}, err
+	}
+	return keep(ev), nil
 }
 
 // enqueueWaitFor makes every command enqueued on q after it wait for ev
@@ -269,7 +271,17 @@ func enqueueWaitFor(q *cl.CommandQueue, ev rawEvent) error {
 
 func (ev rawEvent) wait() error { return check("clWaitForEvents", C.oclsolve_wait(ev.e)) }
 
-func (ev rawEvent) release() { C.clReleaseEvent(ev.e) }
+// keep wraps an event that an enqueue returned to Go code, counting it in
+// liveEvents until release.
+func keep(ev C.cl_event) rawEvent {
+	liveEvents.Add(1)
+	return rawEvent{ev}
+}
+
+func (ev rawEvent) release() {
+	C.clReleaseEvent(ev.e)
+	liveEvents.Add(-1)
+}
 
 // Buffer transfers without events. blocking reads and writes into Go memory
 // are allowed by cgo's pointer rules because the call returns only when the

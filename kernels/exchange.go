@@ -139,7 +139,7 @@ func (x *Exchange) ReadFrom(b *Buffer, off, at, n int) error {
 		if err := check("clEnqueueMarkerWithWaitList", C.oclsolve_xmarker(q, &marker)); err != nil {
 			return err
 		}
-		defer C.clReleaseEvent(marker)
+		defer keep(marker).release()
 		if err := flush(d.queue); err != nil {
 			return err
 		}
@@ -150,7 +150,7 @@ func (x *Exchange) ReadFrom(b *Buffer, off, at, n int) error {
 		unsafe.Pointer(&x.host[at]), nwait, wait, &ev)); err != nil {
 		return err
 	}
-	x.read = ev
+	x.read = keep(ev).e
 	return check("clFlush", C.clFlush(q))
 }
 
@@ -204,7 +204,7 @@ func (x *Exchange) write1(g *Gate, b *Buffer, off, at, n int) error {
 		unsafe.Pointer(&x.host[at]), nwait, wait, &ev)); err != nil {
 		return err
 	}
-	x.write = ev
+	x.write = keep(ev).e
 	if g == nil {
 		if err := check("clFlush", C.clFlush(q)); err != nil {
 			return err
@@ -260,8 +260,9 @@ func (x *Exchange) release() {
 		if x.host != nil {
 			var ev C.cl_event
 			if C.clEnqueueUnmapMemObject(rawQueue(x.dev.queue), x.mem, unsafe.Pointer(&x.host[0]), 0, nil, &ev) == C.CL_SUCCESS {
-				(rawEvent{ev}).wait() // an unmapped exchange is freed next whatever it says
-				(rawEvent{ev}).release()
+				un := keep(ev)
+				un.wait() // an unmapped exchange is freed next whatever it says
+				un.release()
 			}
 		}
 		C.clReleaseMemObject(x.mem)

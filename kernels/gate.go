@@ -45,7 +45,7 @@ func (d *Device) NewGate() (*Gate, error) {
 		return nil, err
 	}
 	d.closed.Add(1)
-	return &Gate{dev: d, ev: ev}, nil
+	return &Gate{dev: d, ev: keep(ev).e}, nil
 }
 
 // Open lets the commands behind the gate run and submits them.
@@ -53,7 +53,8 @@ func (g *Gate) Open() error {
 	if g == nil || g.ev == nil {
 		return nil
 	}
-	err := check("clSetUserEventStatus", C.oclsolve_open(g.ev))
+	err := check("clSetUserEventStatus", C.oclsolve_open(g.ev)) // releases g.ev
+	liveEvents.Add(-1)
 	g.ev = nil
 	g.dev.closed.Add(-1)
 	if err != nil {

@@ -108,7 +108,9 @@ func (s *staging) wait(k int) error {
 	}
 	ev := s.busy[k]
 	s.busy[k] = nil
-	return check("clWaitForEvents", C.oclsolve_wait(ev))
+	err := check("clWaitForEvents", C.oclsolve_wait(ev)) // releases ev
+	liveEvents.Add(-1)
+	return err
 }
 
 // parallelCopy copies src to dst on several cores when it is large.
@@ -206,7 +208,7 @@ func (d *Device) enqueueChunk(s *staging, k int, mo *cl.MemObject, at int64, c i
 	if err != nil {
 		return err
 	}
-	s.busy[k] = ev
+	s.busy[k] = keep(ev).e
 	return flush(d.queue)
 }
 

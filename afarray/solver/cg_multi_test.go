@@ -318,3 +318,59 @@ func TestCGMultiGatesChangeNothing(t *testing.T) {
 		t.Logf("%s on %d: %d iterations, the same three ways", tc.name, tc.parts, refRes.Iterations)
 	}
 }
+
+// A multi-device CG solve on two parts releases every OpenCL event it
+// holds (kernels.LiveEvents ends where it started once the devices have
+// finished): the exchanges' transfers, the gates, the copy queue's
+// markers, with the default iteration, with gates, with a copy queue,
+// without the exchange, and stopped at an iteration limit with the next
+// iteration enqueued ahead behind its gates. An Exchange.Wait that does
+// not release (4126ce4) leaves thousands. No test of this package runs in
+// parallel (they switch package variables), so the counter sees this
+// solve's events alone.
+func TestCGMultiReleasesEvents(t *testing.T) {
+	defer func() { mcgGate, mcgCopyQueue, mcgExchange = false, false, true }()
+	a := runMatrix(t, "bcsstk16")
+	b := make([]float64, a.Rows)
+	for i := range b {
+		b[i] = 1 + float64(i%7)
+	}
+	devs := multiTestParts(t, 2)
+	finish := func() {
+		t.Helper()
+		for _, d := range devs {
+			if err := d.Finish(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, c := range []struct {
+		name                  string
+		gate, copyQ, exchange bool
+		maxIter               int
+	}{
+		{"default", false, false, true, 0},
+		{"gates", true, false, true, 0},
+		{"copy queue", false, true, true, 0},
+		{"gates, copy queue", true, true, true, 0},
+		{"no exchange", false, false, false, 0},
+		{"gates, limit", true, false, true, 7},
+	} {
+		mcgGate, mcgCopyQueue, mcgExchange = c.gate, c.copyQ, c.exchange
+		finish()
+		before := kernels.LiveEvents()
+		_, res, _, err := CGMulti(a, b, devs, CGOptions{Tol: 1e-10, Jacobi: true, MaxIter: c.maxIter})
+		if c.maxIter > 0 {
+			var nc *NotConvergedError
+			if !errors.As(err, &nc) {
+				t.Fatalf("%s: %v, want not converged", c.name, err)
+			}
+		} else if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		finish()
+		if d := kernels.LiveEvents() - before; d != 0 {
+			t.Errorf("%s: %d OpenCL events left after %d iterations on 2 parts", c.name, d, res.Iterations)
+		}
+	}
+}

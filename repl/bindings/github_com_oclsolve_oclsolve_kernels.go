@@ -31,6 +31,7 @@ func init() {
 			"ErrUnsupported":     reflect.ValueOf(&p_github_com_oclsolve_oclsolve_kernels.ErrUnsupported).Elem(),
 			"FormatBytes":        reflect.ValueOf(p_github_com_oclsolve_oclsolve_kernels.FormatBytes),
 			"Labels":             reflect.ValueOf(p_github_com_oclsolve_oclsolve_kernels.Labels),
+			"LiveEvents":         reflect.ValueOf(p_github_com_oclsolve_oclsolve_kernels.LiveEvents),
 			"ResumeAll":          reflect.ValueOf(p_github_com_oclsolve_oclsolve_kernels.ResumeAll),
 			"RoundUp":            reflect.ValueOf(p_github_com_oclsolve_oclsolve_kernels.RoundUp),
 			"Select":             reflect.ValueOf(p_github_com_oclsolve_oclsolve_kernels.Select),
