@@ -21,14 +21,7 @@ func TestGate(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Release()
-	prog, err := d.Build("-DREAL=double", Source{Name: "axpy.cl", Text: axpySrc})
-	if err != nil {
-		t.Fatal(err)
-	}
-	axpy, err := prog.Kernel("axpy")
-	if err != nil {
-		t.Fatal(err)
-	}
+	axpy := axpyKernel(t, d)
 	zeros, err := d.Alloc(8 * 16)
 	if err != nil {
 		t.Fatal(err)

@@ -24,6 +24,21 @@ __kernel void axpy(int n, REAL a, __global const REAL *x, __global REAL *y) {
 }
 `
 
+// axpyKernel builds the double-precision axpy program on d and returns its
+// kernel, for tests that need some launch rather than the build itself.
+func axpyKernel(t *testing.T, d *Device) *Kernel {
+	t.Helper()
+	prog, err := d.Build("-DREAL=double", Source{Name: "axpy.cl", Text: axpySrc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := prog.Kernel("axpy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
 func TestBuildLaunchRead(t *testing.T) {
 	d := testDevice(t)
 	prog, err := d.Build("-DREAL=double", Source{Name: "axpy.cl", Text: axpySrc})
