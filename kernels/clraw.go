@@ -45,6 +45,18 @@ static cl_int oclsolve_enqueue(cl_command_queue q, cl_kernel k, cl_uint dim,
 		const size_t *global, const size_t *local) {
 	return clEnqueueNDRangeKernel(q, k, dim, NULL, global, local, 0, NULL, NULL);
 }
+
+static cl_int oclsolve_enqueue_event(cl_command_queue q, cl_kernel k, cl_uint dim,
+		const size_t *global, const size_t *local, cl_event *ev) {
+	return clEnqueueNDRangeKernel(q, k, dim, NULL, global, local, 0, NULL, ev);
+}
+
+static cl_int oclsolve_event_times(cl_event ev, cl_ulong *start, cl_ulong *end) {
+	cl_int err = clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof(cl_ulong), start, NULL);
+	if (err != CL_SUCCESS)
+		return err;
+	return clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof(cl_ulong), end, NULL);
+}
 */
 import "C"
 
@@ -242,6 +254,30 @@ func enqueue(q *cl.CommandQueue, rk rawKernel, global, local []int) error {
 		l[i] = C.size_t(local[i])
 	}
 	return check("clEnqueueNDRangeKernel", C.oclsolve_enqueue(rawQueue(q), rk.k, C.cl_uint(len(global)), &g[0], &l[0]))
+}
+
+// enqueueTimed launches the kernel and returns its event (profiling).
+func enqueueTimed(q *cl.CommandQueue, rk rawKernel, global, local []int) (rawEvent, error) {
+	var g, l [3]C.size_t
+	for i := range global {
+		g[i] = C.size_t(global[i])
+		l[i] = C.size_t(local[i])
+	}
+	var ev C.cl_event
+	if err := check("clEnqueueNDRangeKernel", C.oclsolve_enqueue_event(rawQueue(q), rk.k, C.cl_uint(len(global)), &g[0], &l[0], &ev)); err != nil {
+		return rawEvent{}, err
+	}
+	return keep(ev), nil
+}
+
+// times returns a completed command's start and end on the device's clock
+// (ns); its queue must profile.
+func (ev rawEvent) times() (start, end uint64, err error) {
+	var s, e C.cl_ulong
+	if err := check("clGetEventProfilingInfo", C.oclsolve_event_times(ev.e, &s, &e)); err != nil {
+		return 0, 0, err
+	}
+	return uint64(s), uint64(e), nil
 }
 
 // flush submits queued commands without waiting for them (go-opencl's Flush

@@ -30,6 +30,7 @@ type Device struct {
 	ctx      *cl.Context
 	queue    *cl.CommandQueue
 	side     *cl.CommandQueue // the side queue (queue.go), nil until first used
+	prof     *profiler        // kernel profiling (profile.go), nil when off
 
 	mu       sync.Mutex // guards the queue, kernel arguments and launches
 	programs programCache
@@ -210,7 +211,12 @@ func (d *Device) init() error {
 			d.initErr = fmt.Errorf("%w: creating context on %s: %v", ErrOpenCL, d.info.Name, err)
 			return
 		}
-		q, err := ctx.CreateCommandQueue(d.dev, 0)
+		var props cl.CommandQueueProperty
+		if ProfilingRequested() {
+			props = cl.CommandQueueProfilingEnable
+			d.prof = &profiler{}
+		}
+		q, err := ctx.CreateCommandQueue(d.dev, props)
 		if err != nil {
 			d.initErr = fmt.Errorf("%w: creating queue on %s: %v", ErrOpenCL, d.info.Name, err)
 			return

@@ -244,7 +244,15 @@ func (k *Kernel) launch(q *Queue, global, local []int, args []any) error {
 	if q != nil {
 		raw = q.raw()
 	}
-	if err := enqueue(raw, k.raw, global, local); err != nil {
+	if d.prof != nil {
+		ev, err := enqueueTimed(raw, k.raw, global, local)
+		if err != nil {
+			return fmt.Errorf("%s: %w", k.name, err)
+		}
+		if err := d.prof.record(k.name, ev); err != nil {
+			return fmt.Errorf("%s: profiling: %w", k.name, err)
+		}
+	} else if err := enqueue(raw, k.raw, global, local); err != nil {
 		return fmt.Errorf("%s: %w", k.name, err)
 	}
 	d.launches.Add(1)

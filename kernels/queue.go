@@ -38,7 +38,11 @@ func (d *Device) Side() (*Queue, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.side == nil {
-		q, err := d.ctx.CreateCommandQueue(d.dev, 0)
+		var props cl.CommandQueueProperty
+		if d.prof != nil {
+			props = cl.CommandQueueProfilingEnable
+		}
+		q, err := d.ctx.CreateCommandQueue(d.dev, props)
 		if err != nil {
 			return nil, fmt.Errorf("%w: creating a second queue on %s: %v", ErrOpenCL, d.info.Name, err)
 		}

@@ -137,7 +137,9 @@ func runBenchDense(args []string) error {
 		rep.Configs[dt.String()] = e.Config().String() + " (" + e.Source + ")"
 		for _, op := range strings.Split(f.ops, ",") {
 			for _, n := range ns {
-				if err := rep.measure(dev, e, op, n, nbs, looks, f.reps); err != nil {
+				if err := profiled(dev, fmt.Sprintf("%s %s n=%d, every run (%d)", op, dt, n, f.reps+1), func() error {
+					return rep.measure(dev, e, op, n, nbs, looks, f.reps)
+				}); err != nil {
 					return err
 				}
 			}
@@ -156,6 +158,27 @@ func runBenchDense(args []string) error {
 	if failed > 0 {
 		return fmt.Errorf("bench dense: %d of %d measurements failed (see the error column)", failed, len(rep.Results))
 	}
+	return nil
+}
+
+// profiled runs f and, when the device profiles its kernels
+// (OCLSOLVE_PROFILE=1), prints to standard error the device times of the
+// launches f made, under the heading what.
+func profiled(dev *kernels.Device, what string, f func() error) error {
+	if !dev.Profiling() {
+		return f()
+	}
+	if _, err := dev.Profile(); err != nil { // drop what came before
+		return err
+	}
+	if err := f(); err != nil {
+		return err
+	}
+	p, err := dev.Profile()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "%s\n%s\n", what, p)
 	return nil
 }
 
