@@ -260,10 +260,14 @@ func luProgram(dev *kernels.Device, nb int) (*kernels.Program, error) {
 	if shfl {
 		opts += " -DGAUSS_SHFL"
 	}
+	var tsel strings.Builder
+	for rpi := 1; rpi <= tournamentRows(dev, nb, tl); rpi++ {
+		tsel.WriteString(tselSource(nb, tl, rpi, shfl && tl%32 == 0))
+	}
 	return dev.Build(opts, kernels.Source{Name: "lu.cl", Text: luSource},
 		kernels.Source{Name: "trsv.cl", Text: trsvSource}, kernels.Source{Name: "lu_trsv.cl", Text: luTrsvSource},
 		kernels.Source{Name: "lu_tournament.cl", Text: luTournamentSource},
-		kernels.Source{Name: "lu_tsel.cl", Text: tselSource(nb, shfl && tl%32 == 0)})
+		kernels.Source{Name: "lu_tsel.cl", Text: tsel.String()})
 }
 
 // warpShuffle reports whether the LU's kernels may reduce their pivot

@@ -1,19 +1,23 @@
 // Tournament pivoting for the blocked LU's panel (CALU: Grigori, Demmel
 // and Xiang, "CALU: a communication optimal LU factorization algorithm",
-// SIAM J. Matrix Anal. Appl. 32, 2011), a handful of launches per panel of
-// NB columns instead of a grid-wide barrier per column:
+// SIAM J. Matrix Anal. Appl. 32, 2011), two launches per panel of NB
+// columns (besides the GEMM) instead of a grid-wide barrier per column:
 //
-//   lu_tsel   (leaf)  each work-group takes up to TL rows of the panel
-//                     A[k:N, k:k+NB), one row per work-item in registers, and
-//                     runs Gaussian elimination with partial pivoting on
-//                     them with local barriers only; the NB rows it picks
-//                     (in order) are its candidates;
-//   lu_tsel   (tree)  the same on the stacked candidates of TL/NB groups
-//                     (their original rows, read again from A), until one
-//                     group is left; that last node's picks are the panel's
-//                     pivot rows, in order, and its eliminated rows are
+//   lu_tsel           one launch per panel for the whole tree: each
+//                     work-group takes up to TL*RPI rows of the panel
+//                     A[k:N, k:k+NB) (a leaf), RPI rows per work-item in
+//                     registers, and runs Gaussian elimination with partial
+//                     pivoting on them with local barriers only; the NB rows
+//                     it picks (in order) are its candidates. The last group
+//                     of TL*RPI/NB siblings to finish (an atomic counter per
+//                     parent) goes on to their parent node: the same on the
+//                     stacked candidates (their original rows, read again
+//                     from A), up to the root, whose picks are the panel's
+//                     pivot rows, in order, and whose eliminated rows are
 //                     exactly L11 \ U11 of those rows, which it leaves in F
 //                     (with the original rows k..k+NB-1 of the panel in S);
+//                     lu_tsel2 (two rows per item) where that makes the tree
+//                     shorter (lu_tournament.go, panelRows);
 //   lu_tapply         one launch: the row exchanges and U12 = L11^-1 A12 on
 //                     every column outside the panel (lu_swap_trsm's work),
 //                     and on the panel's columns L11\U11 from F and
@@ -33,9 +37,9 @@
 #endif
 #define TPARTS 16
 
-// lu_tsel (one node level of the tournament) is generated per block size
-// by tselSource in lu_tournament.go: each work-item keeps its row in NB
-// scalar registers, every column step written out, so that no compiler
+// lu_tsel (the tournament of one panel) is generated per block size by
+// tselSource in lu_tournament.go: each work-item keeps its rows in NB
+// scalar registers each, every column step written out, so that no compiler
 // has to be trusted to unroll a loop of barriers (NVIDIA's did not, and
 // the rows went to memory: 3.4 us per step on an H100). These are its
 // pieces.

@@ -1,0 +1,168 @@
+package gauss
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// tournamentPanelRef chooses the pivot rows of the first panel (columns
+// 0..nb-1) of the m x m matrix a as lu_tsel's tree does, in Go: partial
+// pivoting (largest magnitude, ties to the smaller row, a NaN above
+// everything) on leaves of rl consecutive rows, then on the picks of rl/nb
+// consecutive nodes, level after level, until one node is left, the
+// multipliers v * (1/d) where |d| is normal (as LAPACK's dgetf2 takes
+// them), v / d otherwise. It returns LAPACK's exchanges for the panel.
+func tournamentPanelRef(a *mat.Dense, nb, rl int) []int {
+	m, _ := a.Dims()
+	node := func(rows []int) []int {
+		v := make([][]float64, len(rows))
+		for i, r := range rows {
+			if r >= 0 {
+				v[i] = mat.Row(nil, r, a)[:nb]
+			}
+		}
+		won := make([]bool, len(rows))
+		sel := make([]int, nb)
+		for j := 0; j < nb; j++ {
+			best, p := -1.0, -1
+			for i, r := range rows {
+				if r < 0 || won[i] {
+					continue
+				}
+				mg := math.Abs(v[i][j])
+				if math.IsNaN(mg) {
+					mg = math.Inf(1)
+				}
+				if p < 0 || mg > best || (mg == best && r < rows[p]) {
+					best, p = mg, i
+				}
+			}
+			sel[j] = -1
+			if p < 0 {
+				continue
+			}
+			sel[j], won[p] = rows[p], true
+			d := v[p][j]
+			if d == 0 {
+				continue
+			}
+			for i, r := range rows {
+				if r < 0 || won[i] {
+					continue
+				}
+				var l float64
+				if math.Abs(d) >= 0x1p-1022 {
+					l = v[i][j] * (1 / d)
+				} else {
+					l = v[i][j] / d
+				}
+				v[i][j] = l
+				for q := j + 1; q < nb; q++ {
+					v[i][q] -= l * v[p][q]
+				}
+			}
+		}
+		return sel
+	}
+	in := make([]int, m)
+	for i := range in {
+		in[i] = i
+	}
+	size := rl
+	for {
+		var out []int
+		for g := 0; g < len(in); g += size {
+			out = append(out, node(in[g:min(g+size, len(in))])...)
+		}
+		if len(in) <= size {
+			in = out
+			break
+		}
+		in, size = out, rl/nb*nb
+	}
+	// The chosen rows to exchanges, one after the other.
+	at, pos := make([]int, m), make([]int, m)
+	for i := range at {
+		at[i], pos[i] = i, i
+	}
+	piv := make([]int, nb)
+	for i, r := range in {
+		p := pos[r]
+		piv[i] = p
+		at[i], at[p] = at[p], at[i]
+		pos[at[i]], pos[at[p]] = i, p
+	}
+	return piv
+}
+
+// The tournament in one launch (lu_tsel's last-group-to-finish tree)
+// chooses the first panel's pivots exactly as a Go tournament over the
+// same tree, with one and two rows per work-item and with the per-panel
+// choice between them, for a single leaf and for trees of two, three and
+// four levels where the nodes are small enough (on CPUs; on a GPU two rows
+// per item stop at two levels); the whole factorization, whose later
+// panels have fewer rows (and with the per-panel choice switch kernels),
+// then solves with gonum's backward error. The later panels' pivots
+// depend on the updates' rounding, so only the first is compared exactly
+// (random entries: no near ties).
+func TestTournamentOneLaunch(t *testing.T) {
+	dev := testDevice(t)
+	const nb = 16
+	tl := tournamentLocal(dev, nb)
+	if tl == 0 {
+		t.Skipf("%s: no tournament with %d columns", dev.Name(), nb)
+	}
+	defer func(r int) { tselRows = r }(tselRows)
+	for _, rows := range []int{1, 2, -1} {
+		rl := tl * max(1, rows)
+		fan := rl / nb
+		ns := []int{nb, rl + nb}
+		if rl*fan <= 4096 {
+			ns = append(ns, rl*fan+nb)
+		}
+		if rl*fan*fan <= 2048 {
+			ns = append(ns, rl*fan*fan+nb)
+		}
+		if rows < 0 {
+			// Leaves of 2 TL rows where that saves a level (n = 2 TL + NB
+			// does not, TL^2/NB + NB and TL^3/NB^2 + NB do), else of TL.
+			ns = []int{nb, 2*tl + nb, tl*tl/nb + nb}
+			if tl*tl*tl/nb/nb <= 2048 {
+				ns = append(ns, tl*tl*tl/nb/nb+nb)
+			}
+		}
+		for _, n := range ns {
+			tselRows = rows
+			rpi := panelRows(n, nb, tl, 2)
+			if rows > 0 {
+				rpi = rows
+			}
+			t.Run(fmt.Sprintf("rows=%d/n=%d/rpi=%d/levels=%d", rows, n, rpi, tselLevels(n, nb, tl*rpi)), func(t *testing.T) {
+				tselRows = rows
+				a, b := randomSystem(n, uint64(n)+uint64(rpi), false)
+				lu := LU{BlockSize: nb, Pivoting: PivotingTournament}
+				if err := lu.Factorize(dev, a); err != nil {
+					t.Fatal(err)
+				}
+				defer lu.Release()
+				want := tournamentPanelRef(a, nb, tl*rpi)
+				got := lu.Pivots()[:nb]
+				for i := range want {
+					if got[i] != want[i] {
+						t.Fatalf("pivots %v, the Go tournament's %v", got, want)
+					}
+				}
+				x := make([]float64, n)
+				if err := lu.SolveVecTo(x, b); err != nil {
+					t.Fatal(err)
+				}
+				if be := backwardError(a, x, b); be > 1e-13 {
+					t.Errorf("backward error %.3g", be)
+				}
+			})
+		}
+	}
+}
