@@ -16,6 +16,8 @@ var (
 	trsmSource string
 	//go:embed potrf.cl
 	potrfSource string
+	//go:embed trinv.cl
+	trinvSource string
 )
 
 // Fixed geometry of the TRSM and POTRF kernels (TB, TV, PB, PL in their
@@ -42,6 +44,7 @@ type Engine struct {
 	tiled                                           Config          // geometry of gemmK: cfg, or cfg.Tiled() when direct
 	trsmBlockK, trsmBatchedK, potrfBlockK, potrfBat *kernels.Kernel
 	potrfPanelK                                     *kernels.Kernel // nil where potrf.cl's register form does not build
+	trinvPrepK, trinvLevelK                         *kernels.Kernel // TrsmInverse (trinv.cl)
 
 	pb int // PB: largest diagonal block factored in local memory
 	mu sync.Mutex
@@ -122,7 +125,8 @@ func NewWithConfig(dev *kernels.Device, dt DType, cfg Config) (*Engine, error) {
 	}
 	pl := min(potrfLocal, info.MaxWorkGroupSize)
 	aux := fmt.Sprintf("-DT=%s -DTB=%d -DTV=%d -DPB=%d -DPL=%d", dt.clType(), trsmBlock, trsmVectors, e.pb, pl)
-	ap, err := dev.Build(aux, kernels.Source{Name: "trsm.cl", Text: trsmSource}, kernels.Source{Name: "potrf.cl", Text: potrfSource})
+	ap, err := dev.Build(aux, kernels.Source{Name: "trsm.cl", Text: trsmSource}, kernels.Source{Name: "potrf.cl", Text: potrfSource},
+		kernels.Source{Name: "trinv.cl", Text: trinvSource})
 	if err != nil {
 		return nil, err
 	}
@@ -134,6 +138,7 @@ func NewWithConfig(dev *kernels.Device, dt DType, cfg Config) (*Engine, error) {
 		{gp, "gemm", &e.gemmK}, {gp, "gemm_batched", &e.gemmBatchedK},
 		{ap, "trsm_block", &e.trsmBlockK}, {ap, "trsm_batched", &e.trsmBatchedK},
 		{ap, "potrf_block", &e.potrfBlockK}, {ap, "potrf_batched", &e.potrfBat},
+		{ap, "trinv_prep", &e.trinvPrepK}, {ap, "trinv_level", &e.trinvLevelK},
 	} {
 		if *k.dst, err = k.p.Kernel(k.name); err != nil {
 			return nil, err
@@ -255,8 +260,8 @@ func (e *Engine) onSide() (*Engine, error) {
 	e.side = &Engine{dev: e.dev, dt: e.dt, cfg: e.cfg, tiled: e.tiled,
 		gemmK: e.gemmK, gemmBatchedK: e.gemmBatchedK, gemmDirectK: e.gemmDirectK, packed: e.packed,
 		trsmBlockK: e.trsmBlockK, trsmBatchedK: e.trsmBatchedK, potrfBlockK: e.potrfBlockK, potrfBat: e.potrfBat,
-		potrfPanelK: e.potrfPanelK,
-		pb:          e.pb, nb: e.nb, q: q, Source: e.Source}
+		potrfPanelK: e.potrfPanelK, trinvPrepK: e.trinvPrepK, trinvLevelK: e.trinvLevelK,
+		pb: e.pb, nb: e.nb, q: q, Source: e.Source}
 	return e.side, nil
 }
 

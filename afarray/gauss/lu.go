@@ -411,6 +411,10 @@ func factorBlocked(dev *kernels.Device, prog *kernels.Program, a, ipiv, status *
 	// product A22^T -= U12^T L21^T on the same buffer.
 	at := dense.Mat{Buf: a, Rows: ld, Cols: ld, LD: ld}
 	ow := outerBlock(dev, nb, ld)
+	work, err := outerScratch(alloc, ld, ow)
+	if err != nil {
+		return err
+	}
 	for k0 := 0; k0 < ld; k0 += ow {
 		cend := min(ld, k0+ow)
 		for k := k0; k < cend; k += nb {
@@ -452,7 +456,7 @@ func factorBlocked(dev *kernels.Device, prog *kernels.Program, a, ipiv, status *
 				return err
 			}
 		}
-		if err := outerUpdate(eng, at, k0, cend, phase); err != nil {
+		if err := outerUpdate(eng, at, k0, cend, work, phase); err != nil {
 			return err
 		}
 	}

@@ -95,7 +95,7 @@ func init() {
 	methods, formats, variants := registryNames()
 	register(&command{
 		name: "bench",
-		usage: fmt.Sprintf("dense [--sizes N,...] [--ops gemm,syrk,trsm,potrf,cholesky,lu,tune] [--dtype float64|float32|both] [--nb N,...] [--json] | thesis [--sizes N,N,...] [--methods %s] [--formats %s] [--variant %s|both] [--order %s] [--devices all|LIST] [--markdown|--json] INPUTS...",
+		usage: fmt.Sprintf("dense [--sizes N,...] [--ops gemm,syrk,trsm,trsminv,potrf,cholesky,lu,tune] [--dtype float64|float32|both] [--nb N,...] [--json] | thesis [--sizes N,N,...] [--methods %s] [--formats %s] [--variant %s|both] [--order %s] [--devices all|LIST] [--markdown|--json] INPUTS...",
 			strings.Join(methods, ","), strings.Join(formats, ","), strings.Join(variants, "|"), orderNames()),
 		summary: "regenerate the thesis's time and memory tables on the current device",
 		run:     runBench,

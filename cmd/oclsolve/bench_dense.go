@@ -73,7 +73,7 @@ func runBenchDense(args []string) error {
 	fs := newFlagSet("bench dense")
 	var f denseBenchFlags
 	fs.StringVar(&f.sizes, "sizes", "", "matrix orders (default 1024,2048,4096 on a GPU, 256,512,1024 elsewhere)")
-	fs.StringVar(&f.ops, "ops", "gemm,syrk,trsm,potrf,cholesky,lu", "what to measure: gemm,syrk,trsm,potrf,cholesky,lu,tune,latency (tune: every GEMM configuration at each size; latency: the time per launch of n chained 1x1 products)")
+	fs.StringVar(&f.ops, "ops", "gemm,syrk,trsm,potrf,cholesky,lu", "what to measure: gemm,syrk,trsm,trsminv,potrf,cholesky,lu,tune,latency (trsminv: trsm's solve by the triangle's inverse, TrsmInverse; tune: every GEMM configuration at each size; latency: the time per launch of n chained 1x1 products)")
 	fs.StringVar(&f.dtypes, "dtype", "float64", "float64, float32 or both")
 	fs.StringVar(&f.blocks, "nb", "", "POTRF outer block widths to compare besides the engine's (0: recursive)")
 	fs.StringVar(&f.configs, "configs", "", "GEMM configurations for --ops tune (default: all of dense.Configs), e.g. 128x128x8/8x8,64x128x8/8x8")
@@ -262,7 +262,7 @@ func (rep *denseBenchReport) measure(dev *kernels.Device, e *dense.Engine, op st
 		for _, r := range benchDenseKernel(e, op, n, vs, reps) {
 			rep.add(r)
 		}
-	case "gemm", "syrk", "trsm":
+	case "gemm", "syrk", "trsm", "trsminv":
 		for _, r := range benchDenseKernel(e, op, n, nil, reps) {
 			rep.add(r)
 		}
@@ -355,6 +355,16 @@ func benchDenseKernel(e *dense.Engine, op string, n int, variants []potrfVariant
 	case "trsm":
 		flops = fn * fn * fn
 		run = func() error { return e.Trsm(dense.Left, dense.Lower, false, dense.NonUnit, 1, m(0), m(1)) }
+	case "trsminv":
+		flops = fn * fn * fn // trsm's count, so that the rates compare
+		work, err := dev.Alloc(dense.TrsmInverseWorkspace(n, n) * dt.Size())
+		if err != nil {
+			return fail(err)
+		}
+		defer work.Release()
+		run = func() error {
+			return e.TrsmInverse(dense.Left, dense.Lower, false, dense.NonUnit, 1, m(0), m(1), work)
+		}
 	case "potrf":
 		return benchDensePotrf(e, n, variants, reps, bufs)
 	}

@@ -1,0 +1,177 @@
+// Triangular solves by an explicit inverse (trinv.go, TrsmInverse): the
+// triangle T (order n, column-major, only its uplo triangle read) is
+// inverted into W (n x n, leading dimension n, the other triangle zero)
+// in 1 + 2 * levels launches, and the right-hand sides are then multiplied
+// by op(W) with the tuned GEMM. Defined by the build: T (element type),
+// PB (diagonal blocks inverted in local memory, <= 64).
+
+#define TILD (PB + 1)
+
+// trinv_prep: groups 0..ntri-1 each take one PB-wide block column of W:
+// they invert the diagonal block and fill the rest of the column (the
+// triangle's entries copied from T, zeros in the other triangle); groups
+// from ntri on copy B (crows x ccols, leading dimension ldb) to S (leading
+// dimension crows), PB rows by TRINV_CC columns each, so that the GEMM of
+// the solve can read B's values while it overwrites B.
+//
+// A diagonal block is inverted the way a substitution would solve with it:
+// as the matrix M of the vector problem (M = T, or T^T with transM, as in
+// trsm.cl), column by column, so that inv(M) has the residual property of
+// substitution in the direction the vectors are solved. An upper M is
+// reversed (J M J, lower) on the way into local memory and its inverse
+// reversed back on the way out, so one forward loop serves both. Item j
+// computes column j of the inverse in registers (x[PB], fully unrolled):
+// per step k, x[k] is final and updates the x[i] below it; the M(i, k) it
+// reads are the same word for every item (a broadcast).
+#define TRINV_CC 32
+__kernel __attribute__((reqd_work_group_size(PB, 1, 1)))
+void trinv_prep(int n, int lowerT, int transM, int unit,
+                __global const T *Tm, long offt, int ldt, __global T *W, int ntri,
+                int crows, int ccols, __global const T *B, long offb, int ldb, long offs) {
+	__global T *S = W + offs;
+	__local T L[PB * TILD];
+	int l = get_local_id(0);
+	int g = get_group_id(0);
+	if (g >= ntri) {
+		int cg = g - ntri;
+		int rt = (crows + PB - 1) / PB;
+		int r = (cg % rt) * PB + l, c0 = (cg / rt) * TRINV_CC;
+		if (r < crows) {
+			int c1 = min(ccols, c0 + TRINV_CC);
+			for (int c = c0; c < c1; c++) S[r + (long)crows * c] = B[offb + r + (long)ldb * c];
+		}
+		return;
+	}
+	Tm += offt;
+	int r0 = g * PB, nbb = min(PB, n - r0);
+	int lowerM = lowerT != transM;
+	// L(li, lk) = M'(li, lk), M' = M's diagonal block (reversed when M is
+	// upper), padded to PB with the identity. (a, b) runs down T's columns.
+	for (int e = l; e < PB * PB; e += PB) {
+		int a = e % PB, b = e / PB;
+		int li = a, lk = b;
+		T v = a == b ? (T)1 : (T)0;
+		if (a < nbb && b < nbb) {
+			v = Tm[r0 + a + (long)ldt * (r0 + b)];
+			int p = transM ? b : a, q = transM ? a : b;
+			li = lowerM ? p : nbb - 1 - p;
+			lk = lowerM ? q : nbb - 1 - q;
+		}
+		L[li + TILD * lk] = v;
+	}
+	barrier(CLK_LOCAL_MEM_FENCE);
+	T x[PB];
+#pragma unroll
+	for (int i = 0; i < PB; i++) x[i] = i == l ? (T)1 : (T)0;
+#pragma unroll
+	for (int k = 0; k < PB; k++) {
+		if (!unit) x[k] /= L[k + TILD * k];
+		T xk = x[k];
+#pragma unroll
+		for (int i = k + 1; i < PB; i++) x[i] -= L[i + TILD * k] * xk;
+	}
+	barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+	for (int i = 0; i < PB; i++) L[i + TILD * l] = x[i];
+	barrier(CLK_LOCAL_MEM_FENCE);
+	// W's diagonal block: inv(T block)(a, b) = inv(M block)(p, q).
+	for (int e = l; e < nbb * nbb; e += PB) {
+		int a = e % nbb, b = e / nbb;
+		int p = transM ? b : a, q = transM ? a : b;
+		int li = lowerM ? p : nbb - 1 - p, lk = lowerM ? q : nbb - 1 - q;
+		W[r0 + a + (long)n * (r0 + b)] = L[li + TILD * lk];
+	}
+	for (int c = r0; c < r0 + nbb; c++) {
+		for (int r = l; r < n; r += PB) {
+			if (r >= r0 && r < r0 + nbb) continue;
+			int in = lowerT ? r > c : r < c;
+			W[r + (long)n * c] = in ? Tm[r + (long)ldt * c] : (T)0;
+		}
+	}
+}
+
+// trinv_level: one level of the blocked inversion, for every pair of
+// adjacent diagonal blocks of order s already inverted (the first, F, at
+// rows 2sp.., the second, G, after it, possibly shorter at the end):
+//   lower, T = [A 0; C D]: inv(T) = [inv A, 0; -inv D C inv A, inv D]
+//   upper, T = [A B; 0 D]: inv(T) = [inv A, -inv A B inv D; 0, inv D]
+// in two steps (launches): step 0 puts the off-diagonal block O (C or B,
+// still T's values) times the inverse on its right into tmp_p (leading
+// dimension s, at p*s*s); step 1 overwrites O with minus the inverse on
+// its left times tmp_p. Each work-group computes a TT x TT tile with
+// 16 x 16 items of 2 x 2 elements, through KT-deep slices in local memory;
+// the depth runs only over the triangular factor's nonzero part for the
+// tile. Small tiles, because these products are small (s <= n/2) and
+// their time is the depth of one item's loop, not the arithmetic.
+#define TT 32
+#define TKT 16
+__kernel __attribute__((reqd_work_group_size(16, 16, 1)))
+void trinv_level(int n, int s, int step, int upper, T alpha, __global T *W, long offtmp) {
+	__global T *tmp = W + offtmp;
+	__local T As[TKT * TT];
+	__local T Bs[TKT * TT];
+	int p = get_group_id(2);
+	int f0 = 2 * s * p, g0 = f0 + s, s2 = min(s, n - g0);
+	__global T *tp = tmp + (long)p * s * s;
+	__global const T *A, *B;
+	__global T *C;
+	int M, N, K, lda, ldb, ldc;
+	int i0 = get_group_id(0) * TT, j0 = get_group_id(1) * TT;
+	int k0, k1;
+	if (!upper && step == 0) {
+		// tmp = C inv(A): s2 x s, inv(A) lower
+		M = s2; N = s; K = s;
+		A = W + g0 + (long)n * f0; lda = n;
+		B = W + f0 + (long)n * f0; ldb = n;
+		C = tp; ldc = s;
+		k0 = j0; k1 = K;
+	} else if (!upper) {
+		// C = -inv(D) tmp: s2 x s, inv(D) lower
+		M = s2; N = s; K = s2;
+		A = W + g0 + (long)n * g0; lda = n;
+		B = tp; ldb = s;
+		C = W + g0 + (long)n * f0; ldc = n;
+		k0 = 0; k1 = min(K, i0 + TT);
+	} else if (step == 0) {
+		// tmp = B inv(D): s x s2, inv(D) upper
+		M = s; N = s2; K = s2;
+		A = W + f0 + (long)n * g0; lda = n;
+		B = W + g0 + (long)n * g0; ldb = n;
+		C = tp; ldc = s;
+		k0 = 0; k1 = min(K, j0 + TT);
+	} else {
+		// B = -inv(A) tmp: s x s2, inv(A) upper
+		M = s; N = s2; K = s;
+		A = W + f0 + (long)n * f0; lda = n;
+		B = tp; ldb = s;
+		C = W + f0 + (long)n * g0; ldc = n;
+		k0 = i0; k1 = K;
+	}
+	if (i0 >= M || j0 >= N) return;
+	int tx = get_local_id(0), ty = get_local_id(1), l = tx + 16 * ty;
+	T acc[2][2] = {{0, 0}, {0, 0}};
+	for (int kk = k0; kk < k1; kk += TKT) {
+		for (int e = l; e < TKT * TT; e += 256) {
+			int r = e % TT, c = e / TT; // A: row i0+r, depth kk+c
+			As[c * TT + r] = (i0 + r < M && kk + c < k1) ? A[i0 + r + (long)lda * (kk + c)] : (T)0;
+			int kr = e % TKT, cc = e / TKT; // B: depth kk+kr, column j0+cc
+			Bs[kr * TT + cc] = (j0 + cc < N && kk + kr < k1) ? B[kk + kr + (long)ldb * (j0 + cc)] : (T)0;
+		}
+		barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+		for (int k = 0; k < TKT; k++) {
+			T a0 = As[k * TT + tx], a1 = As[k * TT + tx + 16];
+			T b0 = Bs[k * TT + ty], b1 = Bs[k * TT + ty + 16];
+			acc[0][0] += a0 * b0; acc[0][1] += a0 * b1;
+			acc[1][0] += a1 * b0; acc[1][1] += a1 * b1;
+		}
+		barrier(CLK_LOCAL_MEM_FENCE);
+	}
+#pragma unroll
+	for (int u = 0; u < 2; u++)
+#pragma unroll
+		for (int v = 0; v < 2; v++) {
+			int i = i0 + tx + 16 * u, j = j0 + ty + 16 * v;
+			if (i < M && j < N) C[i + (long)ldc * j] = alpha * acc[u][v];
+		}
+}
