@@ -166,3 +166,46 @@ func TestTournamentOneLaunch(t *testing.T) {
 		}
 	}
 }
+
+// The column steps in a loop with the rows rotated through the registers
+// (tselLoop, OCLSOLVE_TSEL_LOOP=1) pick exactly the pivots of the
+// written-out steps and compute the same factors (==: only the sign of a
+// zero may differ), with one and two rows per item, over several panels
+// and tree levels.
+func TestTournamentLoopSameFactors(t *testing.T) {
+	dev := testDevice(t)
+	defer func(r int, l bool) { tselRows, tselLoop = r, l }(tselRows, tselLoop)
+	for _, rows := range []int{1, 2} {
+		for _, n := range []int{300, 1040} {
+			t.Run(fmt.Sprintf("rows=%d/n=%d", rows, n), func(t *testing.T) {
+				tselRows = rows
+				a, _ := randomSystem(n, uint64(n)+7, false)
+				var fs [2][]float64
+				var ps [2][]int
+				for i, loop := range []bool{false, true} {
+					tselLoop = loop
+					lu := LU{BlockSize: 16, Pivoting: PivotingTournament}
+					if err := lu.Factorize(dev, a); err != nil {
+						t.Fatalf("loop %v: %v", loop, err)
+					}
+					fs[i] = make([]float64, lu.ld*lu.ld)
+					if err := lu.a.Read(0, fs[i]); err != nil {
+						t.Fatal(err)
+					}
+					ps[i] = lu.Pivots()
+					lu.Release()
+				}
+				for i := range ps[0] {
+					if ps[0][i] != ps[1][i] {
+						t.Fatalf("pivot %d: %d written out, %d in a loop", i, ps[0][i], ps[1][i])
+					}
+				}
+				for i := range fs[0] {
+					if fs[0][i] != fs[1][i] {
+						t.Fatalf("factor entry %d: %g written out, %g in a loop", i, fs[0][i], fs[1][i])
+					}
+				}
+			})
+		}
+	}
+}
