@@ -65,7 +65,13 @@
 // work-item a 16 x 8 block in vector registers; the items of a group reuse
 // one panel of op(B) from the L1 cache. Configurations with KT < 0
 // (written "...p") select it for every product; batches and products under
-// 2^18 multiply-adds run the tiled kernel there. SYRK is the same kernel writing
+// 2^18 multiply-adds run the tiled kernel there. On GPUs thin products
+// (depth up to 128, fewer than 4 work-groups per compute unit with the
+// tuned tiles: a blocked LU's panel updates and TRSM's inner updates) run
+// gemm_small instead: the same kernel built with 32x64 or 64x32 tiles,
+// 4x4 blocks per item, the 32-deep slice staged at once in single-buffered
+// local memory and C read before the products (gemm_small.go;
+// OCLSOLVE_GEMM_SMALL=off turns it off). SYRK is the same kernel writing
 // only the lower triangle (tiles above the diagonal leave at once). TRSM is
 // recursive: halves solved in turn with one deep GEMM update between them,
 // 32-wide leaves solved in local memory. POTRF is right-looking in 1024-column

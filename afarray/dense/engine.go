@@ -42,6 +42,7 @@ type Engine struct {
 	gemmDirectK                                     *kernels.Kernel // with a direct configuration
 	packed                                          *packedGemm     // with a packed configuration
 	tiled                                           Config          // geometry of gemmK: cfg, or cfg.Tiled() when direct
+	small                                           *smallGemms     // thin products (GPUs); nil: none
 	trsmBlockK, trsmBatchedK, potrfBlockK, potrfBat *kernels.Kernel
 	potrfPanelK                                     *kernels.Kernel // nil where potrf.cl's register form does not build
 	trinvPrepK, trinvLevelK                         *kernels.Kernel // TrsmInverse (trinv.cl)
@@ -94,6 +95,12 @@ func For(dev *kernels.Device, dt DType) (*Engine, error) {
 		return nil, err
 	}
 	e.Source = src
+	if e.small != nil {
+		// Built now rather than inside the first factorization that needs
+		// them (engines made by NewWithConfig, e.g. the tuner's, build
+		// them at first use).
+		e.small.prepare()
+	}
 	engines[engineKey{dev, dt}] = e
 	return e, nil
 }
@@ -153,6 +160,9 @@ func NewWithConfig(dev *kernels.Device, dt DType, cfg Config) (*Engine, error) {
 		if k.MaxWorkGroupSize() >= potrfLocal {
 			e.potrfPanelK = k
 		}
+	}
+	if e.small, err = newSmallGemms(dev, dt, isGPU(dev) || pairsOnCPU); err != nil {
+		return nil, err
 	}
 	e.nb = defaultBlock
 	e.lookahead = true
@@ -257,7 +267,7 @@ func (e *Engine) onSide() (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.side = &Engine{dev: e.dev, dt: e.dt, cfg: e.cfg, tiled: e.tiled,
+	e.side = &Engine{dev: e.dev, dt: e.dt, cfg: e.cfg, tiled: e.tiled, small: e.small,
 		gemmK: e.gemmK, gemmBatchedK: e.gemmBatchedK, gemmDirectK: e.gemmDirectK, packed: e.packed,
 		trsmBlockK: e.trsmBlockK, trsmBatchedK: e.trsmBatchedK, potrfBlockK: e.potrfBlockK, potrfBat: e.potrfBat,
 		potrfPanelK: e.potrfPanelK, trinvPrepK: e.trinvPrepK, trinvLevelK: e.trinvLevelK,

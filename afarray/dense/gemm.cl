@@ -32,6 +32,20 @@
 #define PU KT
 #endif
 
+// NBUF: local buffers per operand tile. 2 (the default) double-buffers
+// the slices as above. 1 halves the local memory, so that a deep slice fits
+// (the thin products of gemm_small stage KT = 32, a blocked LU's whole
+// panel depth, at once): the next slice is still loaded into registers
+// during the arithmetic, but stored only after a second barrier.
+#ifndef NBUF
+#define NBUF 2
+#endif
+#if NBUF == 1
+#define BUF(cur) 0
+#else
+#define BUF(cur) (cur)
+#endif
+
 #if (MT % TM) || (NT % TN) || ((MT * KT) % WG) || ((KT * NT) % WG) || (KT % PU)
 #error "gemm tile configuration does not divide evenly"
 #endif
@@ -142,6 +156,21 @@ inline void gemm_tile(int m, int n, int k, int ta, int tb, T alpha,
 #pragma unroll
 		for (int b = 0; b < TN; b++) acc[a][b] = 0;
 	T ra[LA], rb[LB];
+#ifdef CPRE
+	// With CPRE the tile's C values are read before the products, so that
+	// their latency overlaps the operands' (thin products have few slices
+	// to hide it behind); TM x TN more registers.
+	T cv[TM][TN];
+#pragma unroll
+	for (int b = 0; b < TN; b++) {
+		int j = j0 + COL(b);
+#pragma unroll
+		for (int a = 0; a < TM; a++) {
+			int i = i0 + ROW(a);
+			cv[a][b] = (beta != (T)0 && i < m && j < n && !(lower && i < j)) ? C[i + (long)ldc * j] : (T)0;
+		}
+	}
+#endif
 	// the slices' first elements, and how far each moves per slice
 	__global const T *ga = A + (ta ? (long)lda * i0 : i0);
 	__global const T *gb = B + (tb ? j0 : (long)ldb * j0);
@@ -167,8 +196,8 @@ inline void gemm_tile(int m, int n, int k, int ta, int tb, T alpha,
 			load_a(ra, lid, ta, ga, lda, chk, mr, kr);
 			load_b(rb, lid, tb, gb, ldb, chk, nr, kr);
 		}
-		__local const T *as = As + cur * (KT * SA) + ROW(0);
-		__local const T *bs = Bs + cur * (KT * SB) + COL(0);
+		__local const T *as = As + BUF(cur) * (KT * SA) + ROW(0);
+		__local const T *bs = Bs + BUF(cur) * (KT * SB) + COL(0);
 #pragma unroll 1
 		for (int p1 = 0; p1 < KT; p1 += PU)
 #pragma unroll
@@ -198,9 +227,12 @@ inline void gemm_tile(int m, int n, int k, int ta, int tb, T alpha,
 #pragma unroll
 				for (int b = 0; b < TN; b++) acc[a][b] = fma(av[a], bv[b], acc[a][b]);
 		}
-		if (more) {
-			store_a(ra, lid, ta, As + (cur ^ 1) * (KT * SA));
-			store_b(rb, lid, tb, Bs + (cur ^ 1) * (KT * SB));
+		if (more) { // the same for every item of the group
+#if NBUF == 1
+			barrier(CLK_LOCAL_MEM_FENCE); // every item is done with the slice
+#endif
+			store_a(ra, lid, ta, As + BUF(cur ^ 1) * (KT * SA));
+			store_b(rb, lid, tb, Bs + BUF(cur ^ 1) * (KT * SB));
 		}
 		barrier(CLK_LOCAL_MEM_FENCE);
 		cur ^= 1;
@@ -216,7 +248,11 @@ inline void gemm_tile(int m, int n, int k, int ta, int tb, T alpha,
 			int i = i0 + ROW(a);
 			if (i < m && j < n && !(lower && i < j)) {
 				long o = i + (long)ldc * j;
+#ifdef CPRE
+				C[o] = beta == (T)0 ? alpha * acc[a][b] : alpha * acc[a][b] + beta * cv[a][b];
+#else
 				C[o] = beta == (T)0 ? alpha * acc[a][b] : alpha * acc[a][b] + beta * C[o];
+#endif
 			}
 		}
 	}
@@ -245,18 +281,24 @@ inline void gemm_tile_t(int m, int n, int k, int ta, int tb, T alpha,
 
 // gemm: one work-group per MT x NT tile of C; lower = 1 makes it SYRK-like
 // (only the lower triangle of a square C is computed; groups wholly above
-// the diagonal leave at once). Offsets are in elements.
+// the diagonal leave at once). Offsets are in elements. GEMM_NAME renames
+// it (gemm_small: the thin products' program, which has only this kernel,
+// named apart in kernel profiles).
+#ifndef GEMM_NAME
+#define GEMM_NAME gemm
+#endif
 __kernel __attribute__((reqd_work_group_size(WX, WY, 1)))
-void gemm(int m, int n, int k, int ta, int tb, T alpha,
+void GEMM_NAME(int m, int n, int k, int ta, int tb, T alpha,
           __global const T *A, long offa, int lda, __global const T *B, long offb, int ldb,
           T beta, __global T *C, long offc, int ldc, int lower) {
-	__local T As[2 * KT * SA] __attribute__((aligned(16)));
-	__local T Bs[2 * KT * SB] __attribute__((aligned(16)));
+	__local T As[NBUF * KT * SA] __attribute__((aligned(16)));
+	__local T Bs[NBUF * KT * SB] __attribute__((aligned(16)));
 	int i0 = get_group_id(0) * MT, j0 = get_group_id(1) * NT;
 	if (lower && j0 > i0 + MT - 1) return;
 	gemm_tile_t(m, n, k, ta, tb, alpha, A + offa, lda, B + offb, ldb, beta, C + offc, ldc, i0, j0, lower, As, Bs);
 }
 
+#ifndef SMALL_ONLY
 // gemm_batched: dimension 2 of the grid indexes the problems. Each
 // descriptor is four longs {offset, rows, cols, ld} of a column-major
 // matrix in the shared buffer. C's descriptor gives m and n; op(A)'s
@@ -266,8 +308,8 @@ void gemm_batched(int ta, int tb, T alpha,
                   __global const T *A, __global const long *da,
                   __global const T *B, __global const long *db,
                   T beta, __global T *C, __global const long *dc, int lower) {
-	__local T As[2 * KT * SA] __attribute__((aligned(16)));
-	__local T Bs[2 * KT * SB] __attribute__((aligned(16)));
+	__local T As[NBUF * KT * SA] __attribute__((aligned(16)));
+	__local T Bs[NBUF * KT * SB] __attribute__((aligned(16)));
 	int q = get_group_id(2);
 	__global const long *a = da + 4 * q, *b = db + 4 * q, *c = dc + 4 * q;
 	int m = (int)c[1], n = (int)c[2];
@@ -276,6 +318,7 @@ void gemm_batched(int ta, int tb, T alpha,
 	if (i0 >= m || j0 >= n || (lower && j0 > i0 + MT - 1)) return;
 	gemm_tile_t(m, n, k, ta, tb, alpha, A + a[0], (int)a[3], B + b[0], (int)b[3], beta, C + c[0], (int)c[3], i0, j0, lower, As, Bs);
 }
+#endif
 
 #ifdef DMR
 // gemm_direct: the product for CPU devices (configurations with KT = 0).

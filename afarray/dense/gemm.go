@@ -58,8 +58,10 @@ func (e *Engine) Syrk(trans bool, alpha float64, a Mat, beta float64, c Mat) err
 	return e.gemmLaunch(trans, !trans, alpha, a, a, beta, c, true)
 }
 
-// gemmLaunch enqueues the tiled kernel on checked operands; lower restricts
-// the output to C's lower triangle.
+// gemmLaunch enqueues the product on checked operands: thin products on
+// the thin path (gemm_small.go), on CPUs the packed or direct kernel where
+// they apply, else the tuned tiled kernel; lower restricts the output to
+// C's lower triangle.
 func (e *Engine) gemmLaunch(transA, transB bool, alpha float64, a, b Mat, beta float64, c Mat, lower bool) error {
 	m, n := c.Rows, c.Cols
 	k := a.Cols
@@ -68,6 +70,11 @@ func (e *Engine) gemmLaunch(transA, transB bool, alpha float64, a, b Mat, beta f
 	}
 	if m == 0 || n == 0 {
 		return nil
+	}
+	if e.small != nil {
+		if done, err := e.launchSmall(transA, transB, alpha, a, b, beta, c, k, lower); done {
+			return err
+		}
 	}
 	if e.packed != nil && e.usePacked(transA, m, n, k) {
 		return e.packed.launch(e.q, e.dt, transA, transB, e.scalar(alpha), e.scalar(beta), a, b, c, k, lower)
@@ -81,13 +88,7 @@ func (e *Engine) gemmLaunch(transA, transB bool, alpha float64, a, b Mat, beta f
 			bufOf(a, c), a.Off, a.ld(), bufOf(b, c), b.Off, b.ld(),
 			e.scalar(beta), c.Buf, c.Off, c.ld(), b2i(lower))
 	}
-	cfg := e.tiled
-	wx, wy := cfg.MT/cfg.TM, cfg.NT/cfg.TN
-	gm, gn := (m+cfg.MT-1)/cfg.MT, (n+cfg.NT-1)/cfg.NT
-	return e.gemmK.LaunchOn(e.q, []int{gm * wx, gn * wy}, []int{wx, wy},
-		int32(m), int32(n), int32(k), b2i(transA), b2i(transB), e.scalar(alpha),
-		bufOf(a, c), a.Off, a.ld(), bufOf(b, c), b.Off, b.ld(),
-		e.scalar(beta), c.Buf, c.Off, c.ld(), b2i(lower))
+	return e.launchTiled(e.gemmK, e.tiled, transA, transB, alpha, a, b, beta, c, k, lower)
 }
 
 // bufOf returns m's buffer, or (for an empty operand, whose buffer may be
