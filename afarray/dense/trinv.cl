@@ -7,47 +7,81 @@
 
 #define TILD (PB + 1)
 
-// trinv_prep: groups 0..ntri-1 each take one PB-wide block column of W:
-// they invert the diagonal block and fill the rest of the column (the
-// triangle's entries copied from T, zeros in the other triangle); groups
-// from ntri on copy B (crows x ccols, leading dimension ldb) to S (leading
-// dimension crows), PB rows by TRINV_CC columns each, so that the GEMM of
-// the solve can read B's values while it overwrites B.
+// trinv_prep: groups 0..ntri-1 each invert one PB-wide diagonal block of
+// the triangle into W; the next groups fill the rest of W (the triangle's
+// entries copied from T, zeros in the other triangle), TG rows by
+// TRINV_CC columns each; the last ones copy B (crows x ccols, leading
+// dimension ldb) to S (leading dimension crows) the same way, so that the
+// GEMM of the solve can read B's values while it overwrites B. Copies
+// load TRINV_CV words before storing them: a store to W or S might alias
+// the loads as far as the compiler knows, so a loop of load-store pairs
+// waits for each load in turn (the first form, with a whole block column
+// filled by its inverting group, spent 120-180 us per launch in that
+// wait on an H100).
 //
 // A diagonal block is inverted the way a substitution would solve with it:
 // as the matrix M of the vector problem (M = T, or T^T with transM, as in
 // trsm.cl), column by column, so that inv(M) has the residual property of
 // substitution in the direction the vectors are solved. An upper M is
 // reversed (J M J, lower) on the way into local memory and its inverse
-// reversed back on the way out, so one forward loop serves both. Item j
-// computes column j of the inverse in registers (x[PB], fully unrolled):
-// per step k, x[k] is final and updates the x[i] below it; the M(i, k) it
-// reads are the same word for every item (a broadcast).
+// reversed back on the way out, so one forward loop serves both. Item l
+// holds the rows q, q+4, q+8, ... (q = l / PB) of column j = l % PB of the
+// inverse in registers; per step k the owner of row k finishes x[k],
+// publishes it in local memory (two slots by parity: one barrier per
+// step) and every item updates its rows below k.
+#define TG (4 * PB)
+#define TR (PB / 4)
 #define TRINV_CC 32
-__kernel __attribute__((reqd_work_group_size(PB, 1, 1)))
+#define TRINV_CV 8
+
+// trinv_copy copies (fill 0) or fills (fill 1: rows of W) the columns
+// c0..c1-1 of row r.
+inline void trinv_copy(int fill, int r, int c0, int c1, int n, int lowerT,
+                       __global const T *src, long lds, __global T *dst, long ldd) {
+	for (int c = c0; c < c1; c += TRINV_CV) {
+		T v[TRINV_CV];
+#pragma unroll
+		for (int u = 0; u < TRINV_CV; u++) {
+			int cc = c + u;
+			v[u] = (T)0;
+			if (cc < c1 && (!fill || (lowerT ? r > cc : r < cc))) v[u] = src[r + lds * cc];
+		}
+#pragma unroll
+		for (int u = 0; u < TRINV_CV; u++) {
+			int cc = c + u;
+			if (cc < c1 && (!fill || r / PB != cc / PB)) dst[r + ldd * cc] = v[u];
+		}
+	}
+}
+
+__kernel __attribute__((reqd_work_group_size(TG, 1, 1)))
 void trinv_prep(int n, int lowerT, int transM, int unit,
                 __global const T *Tm, long offt, int ldt, __global T *W, int ntri,
                 int crows, int ccols, __global const T *B, long offb, int ldb, long offs) {
-	__global T *S = W + offs;
 	__local T L[PB * TILD];
+	__local T XK[2 * PB];
 	int l = get_local_id(0);
 	int g = get_group_id(0);
+	Tm += offt;
 	if (g >= ntri) {
 		int cg = g - ntri;
-		int rt = (crows + PB - 1) / PB;
-		int r = (cg % rt) * PB + l, c0 = (cg / rt) * TRINV_CC;
-		if (r < crows) {
-			int c1 = min(ccols, c0 + TRINV_CC);
-			for (int c = c0; c < c1; c++) S[r + (long)crows * c] = B[offb + r + (long)ldb * c];
+		int wt = (n + TG - 1) / TG, nw = wt * ((n + TRINV_CC - 1) / TRINV_CC);
+		if (cg < nw) {
+			int r = (cg % wt) * TG + l, c0 = (cg / wt) * TRINV_CC;
+			if (r < n) trinv_copy(1, r, c0, min(n, c0 + TRINV_CC), n, lowerT, Tm, ldt, W, n);
+			return;
 		}
+		cg -= nw;
+		int rt = (crows + TG - 1) / TG;
+		int r = (cg % rt) * TG + l, c0 = (cg / rt) * TRINV_CC;
+		if (r < crows) trinv_copy(0, r, c0, min(ccols, c0 + TRINV_CC), n, lowerT, B + offb, ldb, W + offs, crows);
 		return;
 	}
-	Tm += offt;
 	int r0 = g * PB, nbb = min(PB, n - r0);
 	int lowerM = lowerT != transM;
 	// L(li, lk) = M'(li, lk), M' = M's diagonal block (reversed when M is
 	// upper), padded to PB with the identity. (a, b) runs down T's columns.
-	for (int e = l; e < PB * PB; e += PB) {
+	for (int e = l; e < PB * PB; e += TG) {
 		int a = e % PB, b = e / PB;
 		int li = a, lk = b;
 		T v = a == b ? (T)1 : (T)0;
@@ -59,34 +93,39 @@ void trinv_prep(int n, int lowerT, int transM, int unit,
 		}
 		L[li + TILD * lk] = v;
 	}
+	int j = l % PB, q = l / PB;
+	T x[TR];
+#pragma unroll
+	for (int t = 0; t < TR; t++) x[t] = q + 4 * t == j ? (T)1 : (T)0;
 	barrier(CLK_LOCAL_MEM_FENCE);
-	T x[PB];
-#pragma unroll
-	for (int i = 0; i < PB; i++) x[i] = i == l ? (T)1 : (T)0;
-#pragma unroll
 	for (int k = 0; k < PB; k++) {
-		if (!unit) x[k] /= L[k + TILD * k];
-		T xk = x[k];
+		if (q == (k & 3)) {
+			T v = (T)0;
 #pragma unroll
-		for (int i = k + 1; i < PB; i++) x[i] -= L[i + TILD * k] * xk;
+			for (int t = 0; t < TR; t++)
+				if (t == (k >> 2)) v = x[t];
+			if (!unit) v /= L[k + TILD * k];
+#pragma unroll
+			for (int t = 0; t < TR; t++)
+				if (t == (k >> 2)) x[t] = v;
+			XK[(k & 1) * PB + j] = v;
+		}
+		barrier(CLK_LOCAL_MEM_FENCE);
+		T xk = XK[(k & 1) * PB + j];
+#pragma unroll
+		for (int t = 0; t < TR; t++)
+			if (q + 4 * t > k) x[t] -= L[q + 4 * t + TILD * k] * xk;
 	}
 	barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
-	for (int i = 0; i < PB; i++) L[i + TILD * l] = x[i];
+	for (int t = 0; t < TR; t++) L[q + 4 * t + TILD * j] = x[t];
 	barrier(CLK_LOCAL_MEM_FENCE);
 	// W's diagonal block: inv(T block)(a, b) = inv(M block)(p, q).
-	for (int e = l; e < nbb * nbb; e += PB) {
+	for (int e = l; e < nbb * nbb; e += TG) {
 		int a = e % nbb, b = e / nbb;
-		int p = transM ? b : a, q = transM ? a : b;
-		int li = lowerM ? p : nbb - 1 - p, lk = lowerM ? q : nbb - 1 - q;
+		int p = transM ? b : a, qq = transM ? a : b;
+		int li = lowerM ? p : nbb - 1 - p, lk = lowerM ? qq : nbb - 1 - qq;
 		W[r0 + a + (long)n * (r0 + b)] = L[li + TILD * lk];
-	}
-	for (int c = r0; c < r0 + nbb; c++) {
-		for (int r = l; r < n; r += PB) {
-			if (r >= r0 && r < r0 + nbb) continue;
-			int in = lowerT ? r > c : r < c;
-			W[r + (long)n * c] = in ? Tm[r + (long)ldt * c] : (T)0;
-		}
 	}
 }
 

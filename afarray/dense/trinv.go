@@ -12,10 +12,11 @@ import (
 // (side Left) or X op(T) = alpha B (side Right), overwriting B with X, by
 // multiplying B with the triangle's explicit inverse instead of by
 // substitution: the inverse W = T^-1 is built in 1 + 2*log2(order/64)
-// launches (64-wide diagonal blocks inverted in local memory in one
-// launch, then per level one pair of small products that joins
-// neighbouring inverted blocks: inv([A 0; C D]) = [inv A, 0; -inv D C inv
-// A, inv D]), B is copied aside (in the first launch), and X = alpha B
+// launches up to order 512 (64-wide diagonal blocks inverted in local
+// memory in one launch, then per level one pair of small products that
+// joins neighbouring inverted blocks: inv([A 0; C D]) = [inv A, 0; -inv D
+// C inv A, inv D]; levels of blocks of 512 and more take the tuned GEMM,
+// two launches per pair), B is copied aside (in the first launch), and X = alpha B
 // op(W) (or alpha op(W) B) is one or a few GEMMs that skip W's zero
 // triangle. Trsm's recursion instead makes order/32 latency-bound leaf
 // launches and log2(order/32) levels of GEMMs; for the unit triangles of a
@@ -94,10 +95,11 @@ func (e *Engine) TrsmInverse(side Side, uplo Uplo, trans bool, diag Diag, alpha 
 
 	// The inverse's diagonal blocks and the rest of W, with B copied to S
 	// by the same launch.
+	tg := 4 * e.pb
 	ntri := (n + e.pb - 1) / e.pb
-	rt := (b.Rows + e.pb - 1) / e.pb
-	ct := (b.Cols + trinvCopyCols - 1) / trinvCopyCols
-	if err := e.trinvPrepK.LaunchOn(e.q, []int{(ntri + rt*ct) * e.pb}, []int{e.pb},
+	nw := ((n + tg - 1) / tg) * ((n + trinvCopyCols - 1) / trinvCopyCols)
+	nc := ((b.Rows + tg - 1) / tg) * ((b.Cols + trinvCopyCols - 1) / trinvCopyCols)
+	if err := e.trinvPrepK.LaunchOn(e.q, []int{(ntri + nw + nc) * tg}, []int{tg},
 		int32(n), b2i(lowerT), b2i(tr), b2i(diag == Unit), t.Buf, t.Off, t.ld(), work, int32(ntri),
 		int32(b.Rows), int32(b.Cols), b.Buf, b.Off, b.ld(), sOff); err != nil {
 		return err
@@ -105,6 +107,12 @@ func (e *Engine) TrsmInverse(side Side, uplo Uplo, trans bool, diag Diag, alpha 
 	// The levels join blocks of s into blocks of 2s.
 	for s := e.pb; s < n; s *= 2 {
 		pairs := (n - s + 2*s - 1) / (2 * s)
+		if s >= trinvTunedFrom {
+			if err := e.trinvLevelTuned(w, tmpOff, n, s, pairs, lowerT); err != nil {
+				return err
+			}
+			continue
+		}
 		tiles := (s + trinvTile - 1) / trinvTile
 		for step := int32(0); step < 2; step++ {
 			a := 1.0
@@ -162,6 +170,40 @@ const (
 	trinvCopyCols = 32
 	trinvTile     = 32
 )
+
+// trinvTunedFrom is the block order from which a level's products run the
+// tuned GEMM, one pair at a time, instead of trinv_level: its small tiles
+// suit the products of the LU's triangles (s <= 256: a few to a few dozen
+// work-groups, where the depth of one item's loop is the time), not large
+// ones (on an H100, 2026-11-23, TrsmInverse of order 8192 spent 32 of its
+// 71 ms in trinv_level).
+const trinvTunedFrom = 512
+
+// trinvLevelTuned is one level of trinv_level's products (see trinv.cl)
+// by the tuned GEMM, two launches per pair.
+func (e *Engine) trinvLevelTuned(w Mat, tmpOff int64, n, s, pairs int, lowerT bool) error {
+	for p := 0; p < pairs; p++ {
+		f0 := 2 * s * p
+		g0 := f0 + s
+		s2 := min(s, n-g0)
+		// lower: tmp = C inv(A), C = -inv(D) tmp; upper: tmp = B inv(D),
+		// B = -inv(A) tmp.
+		rows, cols := s2, s // the off-diagonal block
+		o, left, right := w.Sub(g0, f0, s2, s), w.Sub(g0, g0, s2, s2), w.Sub(f0, f0, s, s)
+		if !lowerT {
+			rows, cols = s, s2
+			o, left, right = w.Sub(f0, g0, s, s2), w.Sub(f0, f0, s, s), w.Sub(g0, g0, s2, s2)
+		}
+		tmp := Mat{Buf: w.Buf, Off: tmpOff + int64(p)*int64(s)*int64(s), Rows: rows, Cols: cols, LD: s}
+		if err := e.gemmLaunch(false, false, 1, o, right, 0, tmp, false); err != nil {
+			return err
+		}
+		if err := e.gemmLaunch(false, false, -1, left, tmp, 0, o, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // TrsmInverseWorkspace returns the elements of scratch TrsmInverse needs
 // for a triangle of the given order and as many right-hand-side vectors:
