@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/oclsolve/oclsolve/afarray/dense"
@@ -141,10 +142,22 @@ func outerScratch(alloc func(int) (*kernels.Buffer, error), ld, ow int) (*kernel
 // multiple of the panel width; the panel width itself: one level); 0 takes
 // 256 columns up to gpuSmallOrder and 512 above. On other devices the
 // outer block is four panels, so that the tests exercise both levels. A
-// variable so that a benchmark can compare. Measured on an H100 (partial
+// variable so that a benchmark can compare; OCLSOLVE_LU_OUTER=w sets it for
+// a whole process (bench dense, to compare outer blocks on a GPU in one
+// call; ignored unless a positive integer). Measured on an H100 (partial
 // pivoting, 64 columns per panel, n = 8192): one level 123.7 ms, outer 256
 // 101.4, outer 512 98.2; n = 2048: 17.2, 17.8, 17.8 (the panels dominate).
-var luOuterBlock = 0
+var luOuterBlock = envPositive("OCLSOLVE_LU_OUTER")
+
+// envPositive is the environment variable name as a positive integer, 0
+// when unset or anything else.
+func envPositive(name string) int {
+	v, err := strconv.Atoi(os.Getenv(name))
+	if err != nil || v <= 0 {
+		return 0
+	}
+	return v
+}
 
 func outerBlock(dev *kernels.Device, nb, n int) int {
 	ow := 4 * nb
