@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -72,5 +73,26 @@ func TestBenchDense(t *testing.T) {
 		if code == 0 || !strings.Contains(stderr.String(), "usage") {
 			t.Errorf("%v: exit %d, stderr %q", args, code, stderr.String())
 		}
+	}
+}
+
+// A measurement's backward error is the worst of its runs, and a NaN in
+// any run stays (check then fails it).
+func TestWorseBackwardError(t *testing.T) {
+	nan := math.NaN()
+	for _, c := range []struct{ a, b, want float64 }{
+		{0, 1e-15, 1e-15}, {1e-3, 1e-15, 1e-3}, {1e-15, 1e-3, 1e-3}, {nan, 1e-15, nan}, {1e-15, nan, nan},
+	} {
+		if got := worse(c.a, c.b); got != c.want && !(math.IsNaN(got) && math.IsNaN(c.want)) {
+			t.Errorf("worse(%g, %g) = %g, want %g", c.a, c.b, got, c.want)
+		}
+	}
+	be := 0.0
+	for _, v := range []float64{1e-15, 9.6e-4, 2e-15} {
+		be = worse(be, v)
+	}
+	rep := denseBenchReport{Results: []denseBenchResult{{Op: "lu", BackwardError: be}}}
+	if rep.check() != 1 {
+		t.Errorf("a wrong solve in the second of three runs passes: %+v", rep.Results[0])
 	}
 }
