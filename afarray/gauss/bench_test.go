@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // Benchmarks at the documents' sizes (1023 and 2047 unknowns, i.e.
@@ -344,6 +346,79 @@ func BenchmarkPanelShape(b *testing.B) {
 					b.ReportMetric(total.Seconds()*1e3/float64(b.N), "factor-ms")
 				})
 			}
+		}
+	}
+}
+
+// BenchmarkLUSolveVec times the blocked LU's solves alone on one
+// factorization: SolveVecTo (after a first solve, which also inverts the
+// diagonal blocks) and SolveTo with 16 right-hand sides (one write, 16
+// launches, one read; reported per column).
+func BenchmarkLUSolveVec(b *testing.B) {
+	for _, n := range []int{2047, 8192} {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			dev := testDevice(b)
+			a, rhs := randomSystem(n, uint64(n), false)
+			lu := LU{}
+			if err := lu.Factorize(dev, a); err != nil {
+				b.Fatal(err)
+			}
+			defer lu.Release()
+			x := make([]float64, n)
+			if err := lu.SolveVecTo(x, rhs); err != nil {
+				b.Fatal(err)
+			}
+			b.Run("vec", func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					if err := lu.SolveVecTo(x, rhs); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			const k = 16
+			bs := mat.NewDense(n, k, nil)
+			for j := 0; j < k; j++ {
+				bs.SetCol(j, rhs)
+			}
+			xs := mat.NewDense(n, k, nil)
+			b.Run(fmt.Sprintf("cols=%d", k), func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					if err := lu.SolveTo(xs, bs); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*k), "us/column")
+			})
+		})
+	}
+}
+
+// BenchmarkLUFirstSolve times the first SolveVecTo after each Factorize
+// (what bench dense's solve column measures), with the chained solves'
+// scratch allocated by Factorize (the default) or by the solve.
+func BenchmarkLUFirstSolve(b *testing.B) {
+	defer func(v bool) { solverAtFactorize = v }(solverAtFactorize)
+	for _, n := range []int{2047, 8192} {
+		for _, at := range []bool{true, false} {
+			b.Run(fmt.Sprintf("n=%d/at-factorize=%v", n, at), func(b *testing.B) {
+				solverAtFactorize = at
+				dev := testDevice(b)
+				a, rhs := randomSystem(n, uint64(n), false)
+				x := make([]float64, n)
+				var lu LU
+				defer lu.Release()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					b.StopTimer()
+					if err := lu.Factorize(dev, a); err != nil {
+						b.Fatal(err)
+					}
+					b.StartTimer()
+					if err := lu.SolveVecTo(x, rhs); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
 		}
 	}
 }

@@ -55,13 +55,16 @@
 // dense kernel core's tuned GEMM (package afarray/dense) take three more
 // launches. The exchanges of a panel are applied to a column all at once
 // (swap_plan in lu.cl: every value they move is read before any is
-// written), not one exchange after the other. Forward and back substitution follow, one launch each
-// (lu_trsv.cl): a work-group per block of 64 rows, taken in dependency
-// order through an atomic ticket, subtracts the blocks already solved as
-// their ready flags rise and solves its diagonal block in local memory
-// (on an H100, n = 2047: 4.2 -> 1.0 ms for both solves; n = 8192: 17.0 ->
-// 3.1 ms). The factors stay on the device and serve any number of
-// right-hand sides.
+// written), not one exchange after the other. Forward and back substitution follow in one launch
+// (lu_trsv.cl): a work-group per block of 64 rows and triangle, taken in
+// dependency order through an atomic ticket, subtracts the blocks already
+// solved as their ready flags rise and multiplies by its diagonal block's
+// inverse (computed once per factorization); b's row exchanges are applied
+// on the device, and the solution and the status come back in one read
+// (on an H100, bench dense's solve, n = 2047: 1.0 -> 0.27 ms; n = 8192:
+// 3.3 -> 0.83 ms). The factors stay on the device and serve any number of
+// right-hand sides; SolveTo sends them together (one write, a launch per
+// column, one read).
 //
 // Solve is the one-call entry point for every variant. Errors match
 // ErrSingular (a *SingularError gives the pivot), ErrShape, ErrVariant,

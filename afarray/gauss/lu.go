@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/oclsolve/oclsolve/afarray/dense"
@@ -109,10 +110,15 @@ type LU struct {
 	Pivoting Pivoting
 	// SolveTile, when positive, makes the triangular solves tiled: that
 	// many rows per pair of launches (a tile solved in one work-group, then
-	// a GEMV update). Zero (the default) solves each triangle in a single
+	// a GEMV update). Zero (the default) solves both triangles in a single
 	// launch whose work-groups hand their blocks of unknowns on through
-	// flags (lu_trsv.cl).
+	// flags and multiply by their diagonal block's inverse (lu_trsv.cl).
 	SolveTile int
+
+	// mu serializes the solves, which share the device scratch in solver
+	// (made by the first solve after Factorize, freed by Release).
+	mu     sync.Mutex
+	solver *luSolver
 
 	dev  *kernels.Device
 	prog *kernels.Program
@@ -225,6 +231,20 @@ func (lu *LU) Factorize(dev *kernels.Device, a mat.Matrix) error {
 		return err
 	}
 	defer ipivBuf.Release()
+	// The chained solves' scratch is allocated with the matrix, so that
+	// the driver's allocation is not the first solve's (lu_trsv.go).
+	var solver *luSolver
+	if solverAtFactorize && lu.SolveTile <= 0 {
+		if solver, err = newSolver(dev, prog, ld, n, 1); err != nil {
+			buf.Release()
+			return err
+		}
+		defer func() {
+			if lu.solver != solver { // Factorize failed
+				solver.release()
+			}
+		}()
+	}
 	if err := dev.Finish(); err != nil {
 		buf.Release()
 		return err
@@ -244,6 +264,7 @@ func (lu *LU) Factorize(dev *kernels.Device, a mat.Matrix) error {
 		return err
 	}
 	lu.dev, lu.prog, lu.n, lu.ld, lu.nb, lu.a, lu.ipiv, lu.tol = dev, prog, n, ld, nb, buf, ipiv, tol
+	lu.solver = solver
 	lu.tour = mode == panelTournament
 	lu.upload, lu.factor = upload, clock.lap()
 	lu.compile = clock.compile
@@ -467,10 +488,15 @@ func factorBlocked(dev *kernels.Device, prog *kernels.Program, a, ipiv, status *
 
 // Release frees the factors' device memory. The LU can be factorized again.
 func (lu *LU) Release() {
+	lu.mu.Lock()
+	defer lu.mu.Unlock()
 	if lu.a != nil {
 		lu.a.Release()
 	}
-	lu.a, lu.ipiv, lu.n = nil, nil, 0
+	if lu.solver != nil {
+		lu.solver.release()
+	}
+	lu.a, lu.ipiv, lu.n, lu.solver = nil, nil, 0, nil
 }
 
 // Order returns the order n of the factorized matrix, or 0 before a
@@ -492,20 +518,31 @@ func (lu *LU) Pivots() []int {
 }
 
 // SolveVecTo solves A x = b into dst (len n) with the factors on the device:
-// the row exchanges are applied to b on the host, then the unit lower and the
-// upper triangular solves run on the device. dst and b may be the same slice.
+// by default b is written to the device, where one launch applies the row
+// exchanges and both triangular solves, and x comes back with the status in
+// one read. dst and b may be the same slice.
 func (lu *LU) SolveVecTo(dst, b []float64) error {
 	_, err := lu.solveVec(dst, b)
 	return err
 }
 
 func (lu *LU) solveVec(dst, b []float64) (int, error) {
+	lu.mu.Lock()
+	defer lu.mu.Unlock()
 	if lu.a == nil {
 		return 0, ErrNotFactorized
 	}
 	if len(b) != lu.n || len(dst) != lu.n {
 		return 0, fmt.Errorf("%w: right-hand side %d and destination %d for order %d", ErrShape, len(b), len(dst), lu.n)
 	}
+	if lu.SolveTile <= 0 {
+		if _, err := lu.solveChained(dst, b, 1); err != nil {
+			return 0, err
+		}
+		return lu.solver.nblk, nil
+	}
+	// The tiled solve: the exchanges on the host, then two launches per
+	// tile of each triangle.
 	y := make([]float64, lu.ld)
 	copy(y, b)
 	for i, p := range lu.ipiv {
@@ -524,23 +561,17 @@ func (lu *LU) solveVec(dst, b []float64) (int, error) {
 		return 0, err
 	}
 	defer status.Release()
-	var tiles int
-	if lu.SolveTile > 0 {
-		// The tiled solve: two launches per tile of each triangle.
-		tri := triangle{even: lu.a, odd: lu.a, stride: lu.ld, mode: rowsInOne, n: lu.ld, elem: 8, tol: lu.tol}
-		tile := tileRows(lu.dev, lu.ld, 8, lu.SolveTile)
-		t1, err := tri.solve(lu.dev, lu.prog, x, status, false, true, tile, true)
-		if err != nil {
-			return 0, errKernel("forward substitution", err)
-		}
-		t2, err := tri.solve(lu.dev, lu.prog, x, status, true, false, tile, true)
-		if err != nil {
-			return 0, errKernel("back-substitution", err)
-		}
-		tiles = t1 + t2
-	} else if tiles, err = lu.solveChained(x, status); err != nil {
-		return 0, err
+	tri := triangle{even: lu.a, odd: lu.a, stride: lu.ld, mode: rowsInOne, n: lu.ld, elem: 8, tol: lu.tol}
+	tile := tileRows(lu.dev, lu.ld, 8, lu.SolveTile)
+	t1, err := tri.solve(lu.dev, lu.prog, x, status, false, true, tile, true)
+	if err != nil {
+		return 0, errKernel("forward substitution", err)
 	}
+	t2, err := tri.solve(lu.dev, lu.prog, x, status, true, false, tile, true)
+	if err != nil {
+		return 0, errKernel("back-substitution", err)
+	}
+	tiles := t1 + t2
 	if err := x.Read(0, y); err != nil {
 		return 0, err
 	}
@@ -555,7 +586,10 @@ func (lu *LU) solveVec(dst, b []float64) (int, error) {
 }
 
 // SolveTo solves A X = B for every column of b into dst, which must be
-// n x k like b.
+// n x k like b. By default the columns are solved together: one write of
+// B, one launch per column and one read of X (several rounds where X would
+// take more than 64 MiB of device memory). dst and b may be the same
+// matrix.
 func (lu *LU) SolveTo(dst *mat.Dense, b mat.Matrix) error {
 	if lu.a == nil {
 		return ErrNotFactorized
@@ -568,6 +602,9 @@ func (lu *LU) SolveTo(dst *mat.Dense, b mat.Matrix) error {
 	if br != lu.n || dr != br || dc != bc {
 		return fmt.Errorf("%w: right-hand side %dx%d and destination %dx%d for order %d", ErrShape, br, bc, dr, dc, lu.n)
 	}
+	if lu.SolveTile <= 0 {
+		return lu.solveColumns(dst, b, bc)
+	}
 	col := make([]float64, lu.n)
 	for j := 0; j < bc; j++ {
 		for i := range col {
@@ -577,6 +614,35 @@ func (lu *LU) SolveTo(dst *mat.Dense, b mat.Matrix) error {
 			return fmt.Errorf("column %d: %w", j, err)
 		}
 		dst.SetCol(j, col)
+	}
+	return nil
+}
+
+// solveColumns is SolveTo with the chained solves, in rounds of columns
+// whose device scratch fits solveBatchBytes.
+func (lu *LU) solveColumns(dst *mat.Dense, b mat.Matrix, cols int) error {
+	lu.mu.Lock()
+	defer lu.mu.Unlock()
+	n := lu.n
+	if lu.a == nil { // released since SolveTo's check
+		return ErrNotFactorized
+	}
+	round := max(1, min(cols, solveBatchBytes/(16*lu.ld)))
+	host := make([]float64, round*n)
+	for j0 := 0; j0 < cols; j0 += round {
+		k := min(round, cols-j0)
+		for j := 0; j < k; j++ {
+			col := host[j*n : (j+1)*n]
+			for i := range col {
+				col[i] = b.At(i, j0+j)
+			}
+		}
+		if bad, err := lu.solveChained(host, host, k); err != nil {
+			return fmt.Errorf("column %d: %w", j0+bad, err)
+		}
+		for j := 0; j < k; j++ {
+			dst.SetCol(j0+j, host[j*n:(j+1)*n])
+		}
 	}
 	return nil
 }

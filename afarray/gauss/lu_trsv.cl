@@ -1,57 +1,170 @@
-// lu_trsv: the triangular solves of the blocked LU (unit lower L y = P b,
-// then upper U x = y) on the row-major ld x ld factors, each in a single
-// launch instead of two launches per tile.
+// lu_trsv: both triangular solves of the blocked LU (unit lower L y = P b,
+// then upper U x = y) on the row-major ld x ld factors, in a single launch,
+// with the diagonal blocks inverted beforehand (lu_trinv).
 //
-// The rows are cut into blocks of TS rows, one work-group of TS items per
-// block. A group takes a ticket (an atomic counter) when it starts and
-// solves the ticket's block in dependency order (top-down for L, bottom-up
-// for U), so it only ever waits for blocks whose groups started before it:
-// those are running or done, and no co-residency is needed (any device,
-// any number of groups). For each block already solved, in order, the group
-// waits for its ready flag, then subtracts that block's contribution
-// (a TS x TS tile of the factors times the block's unknowns, the tile
-// prefetched into registers before the wait and staged in local memory in
-// TC-column chunks so that the global reads are coalesced). Then it solves
-// its own diagonal block (prefetched into local memory at the start), one
-// barrier per row, publishes its unknowns and raises its flag.
+// The rows are cut into blocks of TS rows; the launch has one work-group of
+// TS items per block and triangle (2 nblk groups). A group takes a ticket
+// (an atomic counter) when it starts: tickets 0 .. nblk-1 solve L's blocks
+// top-down, nblk .. 2 nblk-1 U's blocks bottom-up, so a group only ever
+// waits for blocks whose groups started before it: those are running or
+// done, and no co-residency is needed (any device, any number of groups).
+// For each block of its triangle already solved, in order, the group waits
+// for its ready flag, then subtracts that block's contribution (a TS x TS
+// tile of the factors times the block's unknowns, the tile read into
+// registers before the wait and staged in local memory in TC-column chunks
+// so that the global reads are coalesced). Then it multiplies the result
+// by its diagonal block's inverse (prefetched into local memory at the
+// start), publishes its unknowns and raises its flag.
 //
-// The critical path is one diagonal block after another: n barrier steps
-// and one flag hand-over per block, instead of two launches and a
-// reduction tree per row of the tiled solve.
+// Why the inverses: solving the diagonal block by substitution takes one
+// barrier per row, n barrier steps per triangle on the critical path; the
+// product by the inverse is TS independent dot products. On an H100
+// (2026-11-23, kernel times from OCLSOLVE_PROFILE): the two substituting
+// launches took 2 x 346 us at n = 2047 and 2 x 1375 us at 8192 (about 11
+// us per block hand-over), this launch 125 and 590 us (about 2 us). The
+// inverses depend only on the factors: lu_trinv computes them once per
+// factorization (62 us at 2047, 69 us at 8192), in the first solve.
+// Multiplying by an inverted block instead of substituting is not
+// backward stable in general (the error grows with the block's condition
+// number); measured on PoCL, the backward errors stayed at the
+// substitution's order (1e-19 to 1e-15, up to 20 times larger) on the
+// collection's matrices up to bcsstk13 and random ones.
 //
-// ready (nblocks flags, then the ticket counter) must be zero at the launch.
-// A diagonal entry of U of magnitude at most tol is recorded in status.
+// The flags hold the number (epoch) of the launch that raised them, so that
+// consecutive solves need no reset in between: a launch waits for its own
+// epoch, and its tickets count from base (the groups launched before it).
+//
+// Everything lives in one scratch buffer S (one allocation per
+// factorization): as ints, 2 nblk ready flags (L's, then U's), the ticket
+// counter, the factorization's status (lu_trinv's singular pivot, or none)
+// and the row exchanges as a gather (row i of P b is b[perm[i]]); as
+// doubles from invOff, the inverses; from yOff, y (the lower solve's
+// result), a status slot (the last group copies the status there, so that
+// the read of the solutions brings it back too), then the solutions and
+// the right-hand sides at the offsets given to each launch.
 
 #ifndef TS
 #define TS 64
 #endif
 #define TC 16 // columns per staged chunk
 
+// lu_trinv inverts the diagonal blocks of the factors: group g takes block
+// g / 2, its unit lower triangle for g even, its upper triangle for g odd,
+// and stores the inverse row-major at S + invOff + g TS^2. Rows and columns
+// past the order (a partial last block) are the identity's. A diagonal
+// entry of U of magnitude at most tol is recorded in the status.
+//
+// The inverse is computed in place, one row per step (top-down for L,
+// bottom-up for U): item j computes entry (i, j) of the inverse from row i
+// of the factor and column j of the rows of the inverse already done. Every
+// item reads row i of the factor before any writes it, hence the barrier
+// between the sums and the stores.
 __kernel __attribute__((reqd_work_group_size(TS, 1, 1)))
-void lu_trsv(__global const double *A, const int ld, const int n, const int upper, const int unit,
-             __global double *x, volatile __global int *ready,
-             __global int *status, const double tol) {
-	__local double D[TS * (TS + 1)]; // the diagonal block
-	__local double S[TS * (TC + 1)]; // one staged chunk of an off-diagonal tile
-	__local double xs[TS];           // unknowns of a solved block, then of this one
-	__local int tk;
-	volatile __global const double *xv = x;
+void lu_trinv(__global const double *A, const int ld, __global double *S, const int invOff,
+              const double tol) {
+	__local double D[TS * (TS + 1)];
 	const int li = get_local_id(0);
-	const int nblk = (n + TS - 1) / TS;
-	if (li == 0)
-		tk = atomic_inc(ready + nblk); // the ticket counter follows the flags
-	barrier(CLK_LOCAL_MEM_FENCE);
-	const int t = tk;
-	const int b = upper ? nblk - 1 - t : t;
-	const int r0 = b * TS, rows = min(TS, n - r0);
+	const int g = get_group_id(0), upper = g % 2;
+	const int r0 = (g / 2) * TS, rows = min(TS, ld - r0);
 	for (int e = li; e < TS * TS; e += TS) {
 		const int i = e / TS, j = e % TS;
-		D[i * (TS + 1) + j] = (i < rows && j < rows) ? A[(size_t)(r0 + i) * ld + r0 + j] : 0.0;
+		double v = (i < rows && j < rows) ? A[(size_t)(r0 + i) * ld + r0 + j] : 0.0;
+		if (upper ? j < i : j > i)
+			v = 0.0;
+		if (i == j && (!upper || i >= rows))
+			v = 1.0;
+		D[i * (TS + 1) + j] = v;
+	}
+	barrier(CLK_LOCAL_MEM_FENCE);
+	for (int step = 0; step < TS; step++) {
+		const int i = upper ? TS - 1 - step : step;
+		const double d = D[i * (TS + 1) + i];
+		// The sum over the inverse's nonzeros in column li runs over k in
+		// [li, i) for L, (i, li] for U; the zeros of the other triangle
+		// make it the sum over [0, i) or (i, TS), bounds the same for every
+		// item, which four accumulators then walk without divergence (on
+		// an H100 at n = 2047: 72 us with the per-item bounds, 62 us so).
+		const int k1 = upper ? TS : i;
+		int k = upper ? i + 1 : 0;
+		double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0;
+		for (; k + 4 <= k1; k += 4) {
+			a0 = fma(D[i * (TS + 1) + k], D[k * (TS + 1) + li], a0);
+			a1 = fma(D[i * (TS + 1) + k + 1], D[(k + 1) * (TS + 1) + li], a1);
+			a2 = fma(D[i * (TS + 1) + k + 2], D[(k + 2) * (TS + 1) + li], a2);
+			a3 = fma(D[i * (TS + 1) + k + 3], D[(k + 3) * (TS + 1) + li], a3);
+		}
+		for (; k < k1; k++)
+			a0 = fma(D[i * (TS + 1) + k], D[k * (TS + 1) + li], a0);
+		const double acc = (a0 + a1) + (a2 + a3);
+		barrier(CLK_LOCAL_MEM_FENCE);
+		if (upper) {
+			if (li == i) {
+				if (i < rows && !(fabs(d) > tol))
+					atomic_min((__global int *)S + 2 * ((ld + TS - 1) / TS) + 1, r0 + i);
+				D[i * (TS + 1) + i] = 1.0 / d;
+			} else if (li > i)
+				D[i * (TS + 1) + li] = -acc / d;
+		} else if (li < i)
+			D[i * (TS + 1) + li] = -acc;
+		barrier(CLK_LOCAL_MEM_FENCE);
+	}
+	__global double *out = S + invOff + (size_t)g * TS * TS;
+	for (int e = li; e < TS * TS; e += TS)
+		out[e] = D[(e / TS) * (TS + 1) + e % TS];
+}
+
+// lu_trsv solves one right-hand side, S[bOff .. bOff + n) (before the
+// exchanges), into S[xOff .. xOff + n).
+__kernel __attribute__((reqd_work_group_size(TS, 1, 1)))
+void lu_trsv(__global const double *A, const int ld, const int n, __global double *S,
+             const int invOff, const int yOff, const int xOff, const int bOff,
+             const int epoch, const int base) {
+	__local double Di[TS * (TS + 1)]; // the diagonal block's inverse
+	__local double St[TS * (TC + 1)]; // one staged chunk of an off-diagonal tile
+	__local double xs[TS];            // unknowns of a solved block, then of this one
+	__local int tk;
+	const int li = get_local_id(0);
+	const int nblk = (ld + TS - 1) / TS;
+	volatile __global int *ready = (volatile __global int *)S;
+	__global const int *perm = (__global const int *)S + 2 * nblk + 2;
+	__global const double *rhs = S + bOff;
+	__global double *work = S + yOff;
+	if (li == 0)
+		tk = atomic_inc(ready + 2 * nblk) - base;
+	barrier(CLK_LOCAL_MEM_FENCE);
+	const int t = tk;
+	const int upper = t >= nblk;
+	const int done = upper ? t - nblk : t; // blocks of this triangle solved before this one
+	const int b = upper ? nblk - 1 - done : done;
+	const int r0 = b * TS, rows = min(TS, ld - r0);
+	__global const double *ig = S + invOff + (size_t)(2 * b + upper) * TS * TS;
+	for (int e = li; e < TS * TS; e += TS)
+		Di[(e / TS) * (TS + 1) + e % TS] = ig[e];
+	__global double *out = upper ? S + xOff : work;
+	volatile __global const double *xv = out; // the blocks solved before, by other groups
+	volatile __global int *flag = ready + (upper ? nblk : 0);
+	// An upper block's right-hand side is its y, from the lower solve; a
+	// lower block's is the exchanged b. (The barrier stays outside the
+	// branch: every item of the group reaches it.)
+	if (upper && li == 0) {
+		while (ready[b] != epoch)
+			;
+		mem_fence(CLK_GLOBAL_MEM_FENCE);
+	}
+	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+	double v = 0.0; // the padding's right-hand side is zero
+	if (li < rows) {
+		if (upper)
+			v = ((volatile __global const double *)work)[r0 + li];
+		else {
+			const int p = perm[r0 + li];
+			v = p < n ? rhs[p] : 0.0;
+		}
 	}
 	double s = 0.0;
-	for (int q = 0; q < t; q++) {
+	for (int q = 0; q < done; q++) {
 		const int c = upper ? nblk - 1 - q : q;
-		const int c0 = c * TS, cols = min(TS, n - c0);
+		const int c0 = c * TS, cols = min(TS, ld - c0);
 		// The tile does not depend on the unknowns: read it before waiting.
 		double reg[TS];
 #pragma unroll
@@ -61,7 +174,7 @@ void lu_trsv(__global const double *A, const int ld, const int n, const int uppe
 			reg[h] = (i < rows && j < cols) ? A[(size_t)(r0 + i) * ld + c0 + j] : 0.0;
 		}
 		if (li == 0) {
-			while (ready[c] == 0)
+			while (flag[c] != epoch)
 				;
 			mem_fence(CLK_GLOBAL_MEM_FENCE);
 		}
@@ -73,40 +186,32 @@ void lu_trsv(__global const double *A, const int ld, const int n, const int uppe
 #pragma unroll
 			for (int h = 0; h < TC; h++) {
 				const int e = li + TS * h;
-				S[(e / TC) * (TC + 1) + e % TC] = reg[ch * TC + h];
+				St[(e / TC) * (TC + 1) + e % TC] = reg[ch * TC + h];
 			}
 			barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
 			for (int j = 0; j < TC; j++)
-				s = fma(S[li * (TC + 1) + j], xs[ch * TC + j], s);
+				s = fma(St[li * (TC + 1) + j], xs[ch * TC + j], s);
 		}
 		barrier(CLK_LOCAL_MEM_FENCE);
 	}
-	double v = (li < rows ? x[r0 + li] : 0.0) - s;
+	// Di's prefetch is complete and xs free once every item is here.
+	xs[li] = v - s;
 	barrier(CLK_LOCAL_MEM_FENCE);
-	for (int step = 0; step < rows; step++) {
-		const int i = upper ? rows - 1 - step : step;
-		if (li == i) {
-			if (!unit) {
-				const double d = D[i * (TS + 1) + i];
-				if (!(fabs(d) > tol))
-					atomic_min(status, r0 + i);
-				v /= d;
-			}
-			xs[i] = v;
-		}
-		barrier(CLK_LOCAL_MEM_FENCE);
-		if (upper ? li < i : (li > i && li < rows))
-			v = fma(-D[li * (TS + 1) + i], xs[i], v);
-	}
+	double r = 0.0;
+#pragma unroll 16
+	for (int j = 0; j < TS; j++)
+		r = fma(Di[li * (TS + 1) + j], xs[j], r);
 	// Each item's fence makes its unknown visible device-wide before the
 	// flag (a fence in item 0 alone need not cover the other items' stores).
 	if (li < rows)
-		x[r0 + li] = xs[li];
+		out[r0 + li] = r;
 	mem_fence(CLK_GLOBAL_MEM_FENCE);
 	barrier(CLK_GLOBAL_MEM_FENCE);
 	if (li == 0) {
 		mem_fence(CLK_GLOBAL_MEM_FENCE);
-		ready[b] = 1;
+		flag[b] = epoch;
+		if (t == 2 * nblk - 1)
+			((__global int *)(work + ld))[0] = ready[2 * nblk + 1];
 	}
 }
