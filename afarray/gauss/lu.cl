@@ -28,10 +28,21 @@
 // Unrolling the triangular solve keeps x in registers on a GPU; on a CPU
 // (PoCL) it only makes the compiler slow. Writing the solves out as
 // scalars instead gained nothing on an H100 (README, tournament LU).
+//
+// STEP_LOOP keeps the column steps of a triangular solve a loop on a GPU
+// (each step's updates written out, with TRSM_UNROLL; swap_trsm_column
+// says how the values stay in registers). With the steps written out too,
+// NB^2/2 operations and as many loads of the triangle per solve, lu_tapply
+// took longer on an H100 (2026-11-23, OCLSOLVE_PROFILE, mean per launch,
+// n = 2047 / 8192: 16.8 / 18.3 us written out, 15.2 / 15.8 us as a loop;
+// two calls). The size of the straight-line code (instruction fetches) is
+// the suspected reason, not verified.
 #ifdef GAUSS_GPU
 #define TRSM_UNROLL _Pragma("unroll")
+#define STEP_LOOP _Pragma("unroll 1")
 #else
 #define TRSM_UNROLL
+#define STEP_LOOP
 #endif
 
 #define IDX(r, c) ((size_t)(r) * (size_t)N + (size_t)(c))
@@ -315,6 +326,39 @@ __kernel void lu_panel(const int N, const int k, const int pivot, __global doubl
 	}
 }
 
+// exchanged_from is the place whose original row the exchanges lpiv
+// (places k.., LAPACK order) bring to place r: the exchanges replayed
+// backwards, NB steps written out (their loads of lpiv independent of
+// each other); -1 stays -1.
+inline int exchanged_from(const int k, const int r, __local const int *lpiv) {
+	int s = r;
+	TRSM_UNROLL
+	for (int i = NB - 1; i >= 0; --i) {
+		const int a = k + i, b = lpiv[i];
+		s = s == a ? b : (s == b ? a : s);
+	}
+	return s;
+}
+
+// swap_plan_entries is swap_plan after lpiv is in local memory (and a
+// barrier): it fills dst and src, which a barrier must follow.
+inline void swap_plan_entries(const int k, __local const int *lpiv, __local int *dst, __local int *src) {
+	const int li = get_local_id(0), n_li = get_local_size(0);
+	for (int t = li; t < 2 * NB; t += n_li) {
+		int P = t < NB ? k + t : lpiv[t - NB];
+		if (t >= NB) {
+			if (P < k + NB)
+				P = -1;
+			TRSM_UNROLL
+			for (int u = 0; u < NB - 1; ++u)
+				if (u < t - NB && lpiv[u] == P)
+					P = -1;
+		}
+		dst[t] = P;
+		src[t] = exchanged_from(k, P, lpiv);
+	}
+}
+
 // swap_plan lists what the panel's exchanges ipiv[k..k+NB) move, for
 // every column alike: position dst[t] receives the row originally at
 // src[t]. Entries t < NB are the block's positions k+t; entries NB + i are
@@ -329,31 +373,13 @@ inline void swap_plan(const int k, __global const int *ipiv, __local int *lpiv, 
 	for (int i = li; i < NB; i += n_li)
 		lpiv[i] = ipiv[k + i];
 	barrier(CLK_LOCAL_MEM_FENCE);
-	for (int t = li; t < 2 * NB; t += n_li) {
-		int P = t < NB ? k + t : lpiv[t - NB];
-		if (t >= NB) {
-			if (P < k + NB)
-				P = -1;
-			for (int u = 0; P >= 0 && u < t - NB; ++u)
-				if (lpiv[u] == P)
-					P = -1;
-		}
-		int r = P;
-		for (int i = NB - 1; P >= 0 && i >= 0; --i) {
-			const int a = k + i, b = lpiv[i];
-			if (r == a)
-				r = b;
-			else if (r == b)
-				r = a;
-		}
-		dst[t] = P;
-		src[t] = r;
-	}
+	swap_plan_entries(k, lpiv, dst, src);
 	barrier(CLK_LOCAL_MEM_FENCE);
 }
 
 // GCH rows below the block are moved at a time (read all, then write all);
-// NB is a multiple of 16.
+// NB is a multiple of 16. All 32 at once for 32-column panels made no
+// difference on an H100 (lu_tapply 16.0 against 15.9 us, 2026-11-23).
 #define GCH 16
 
 // gather_column applies the exchanges of swap_plan to column c of A and
@@ -381,6 +407,35 @@ inline void gather_column(const int N, const int c, __global double *A, __local 
 	}
 }
 
+// LBATCH loads per work-item in load_shifted are issued before any of
+// their values is stored, so that they are in flight together.
+#define LBATCH 8
+
+// load_shifted fills W (NB x NB, row-major) from the NB x NB block at src
+// (rows ld apart) with the triangle that a shifted solve reads (see
+// swap_trsm_column): with upper, row j of the upper triangle from its
+// diagonal on, W[j][m] = src[j][j+m]; else column j of the strictly lower
+// triangle, W[j][m] = src[j+m][j] (W[j][0] = 0); 0 past the block's edge
+// (j + m >= NB). All of the work-group's items take part.
+inline void load_shifted(__local double *W, __global const double *src, const int ld, const int upper) {
+	const int li = get_local_id(0), n_li = get_local_size(0);
+	for (int e0 = 0; e0 < NB * NB; e0 += LBATCH * n_li) {
+		double v[LBATCH];
+		TRSM_UNROLL
+		for (int u = 0; u < LBATCH; ++u) {
+			const int e = e0 + u * n_li + li, j = e / NB, m = e % NB;
+			const int r = upper ? j : j + m, c = upper ? j + m : j;
+			v[u] = e < NB * NB && j + m < NB && (upper || m > 0) ? src[(size_t)r * (size_t)ld + (size_t)c] : 0.0;
+		}
+		TRSM_UNROLL
+		for (int u = 0; u < LBATCH; ++u) {
+			const int e = e0 + u * n_li + li;
+			if (e < NB * NB)
+				W[e] = v[u];
+		}
+	}
+}
+
 // lu_swap_panel applies the panel's row exchanges to the panel's own
 // columns (before lu_swap_trsm reads L11 from them), one work-item per
 // column.
@@ -400,45 +455,50 @@ __kernel void lu_swap_panel(const int N, const int k, __global double *A, __glob
 // swap_trsm_column is lu_swap_trsm's work on column c (outside the panel):
 // the panel's row exchanges (gather_column with swap_plan's dst and src),
 // then, right of the panel and left of cend, U12 = L11^-1 A12 with the
-// unit lower triangle of L11 (NB x NB row-major, local memory). Columns
-// from cend on are solved later, by the outer block's TRSM
-// (lu_tournament.go).
+// unit lower triangle of L11 (W: load_shifted's lower triangle, local
+// memory). Columns from cend on are solved later, by the outer block's
+// TRSM (lu_tournament.go).
 inline void swap_trsm_column(const int N, const int k, const int cend, const int c, __global double *A,
-                             __local const int *dst, __local const int *src, __local const double *L11) {
+                             __local const int *dst, __local const int *src, __local const double *W) {
 	double x[NB];
 	gather_column(N, c, A, dst, src, x);
-	// Column after column (x[i] -= l_ij x_j for every i > j): each entry
-	// gets the same operations in the same order as a row's dot product
-	// would give it, but the NB - 1 - j updates of a step are independent,
-	// so the chain of dependent operations is NB steps long, not NB^2/2.
 	if (c >= k && c < cend) {
-		TRSM_UNROLL
-		for (int j = 0; j < NB - 1; ++j) {
+		// Column after column: at step j, x_j is final and x_{j+m} -= l_{j+m,j}
+		// x_j for m >= 1. Each entry gets the same operations in the same
+		// order as a row's dot product would give it, but the updates of a
+		// step are independent, so the chain of dependent operations is NB
+		// steps long, not NB^2/2. x moves down one place per step, so that
+		// every step reads x[0] and writes x[m - 1], fixed registers, in a
+		// loop of NB steps (STEP_LOOP); past the triangle W holds zeros and
+		// the places past x's live part keep finite values nobody reads.
+		STEP_LOOP
+		for (int j = 0; j < NB; ++j) {
+			const double v = x[0];
+			A[IDX(k + j, c)] = v;
 			TRSM_UNROLL
-			for (int i = j + 1; i < NB; ++i)
-				x[i] -= L11[i * NB + j] * x[j];
+			for (int m = 1; m < NB; ++m)
+				x[m - 1] = x[m] - W[j * NB + m] * v;
 		}
+	} else {
+		TRSM_UNROLL
+		for (int i = 0; i < NB; ++i)
+			A[IDX(k + i, c)] = x[i];
 	}
-	TRSM_UNROLL
-	for (int i = 0; i < NB; ++i)
-		A[IDX(k + i, c)] = x[i];
 }
 
 // lu_swap_trsm: one work-item per column outside the panel (columns left of
 // k, then right of k+NB), swap_trsm_column with L11 from A. Neighbouring
 // work-items touch neighbouring columns of the same rows, so every access
-// is coalesced.
+// is coalesced. W holds NB x NB doubles.
 __kernel void lu_swap_trsm(const int N, const int k, const int cend, __global double *A, __global const int *ipiv,
-                           __local double *L11) {
+                           __local double *W) {
 	__local int lpiv[NB], dst[2 * NB], src[2 * NB];
-	const int li = get_local_id(0), n_li = get_local_size(0);
-	for (int e = li; e < NB * NB; e += n_li)
-		L11[e] = A[IDX(k + e / NB, k + e % NB)];
+	load_shifted(W, A + IDX(k, k), N, 0);
 	swap_plan(k, ipiv, lpiv, dst, src);
 	const int g = get_global_id(0);
 	if (g >= N - NB)
 		return;
-	swap_trsm_column(N, k, cend, g < k ? g : g + NB, A, dst, src, L11);
+	swap_trsm_column(N, k, cend, g < k ? g : g + NB, A, dst, src, W);
 }
 
 // lu_panel_local is lu_panel with each work-group's rows of the panel held

@@ -74,62 +74,126 @@ inline void tsel_argmax(const int t, __local const double *rv, __local const int
 	*prow = bi;
 }
 
-// lu_tapply finishes a tournament panel in one launch. Its first Gc groups
-// take one column each outside the panel (swap_trsm_column up to cend); the others one
-// panel row r >= k each: rows k..k+NB-1 receive L11\U11 from F, a row below
-// receives L21's row, the solution of x U11 = (its row after the exchanges).
-// Exchanges only move rows into the block k..k+NB-1 and out of it, so the
-// row that lands at r >= k+NB is r itself or one of the block's original
-// rows (S): nothing this launch writes is read by another of its items.
-__kernel void lu_tapply(const int N, const int k, const int cend, const int Gc, __global double *A, __global const int *ipiv,
-                        __global const double *F, __global const double *S, __local double *Fl) {
+// recip_or_zero is 1/d where both d and 1/d are normal numbers, else 0:
+// the caller then divides by d (as LAPACK scales by a reciprocal only
+// above the safe minimum).
+inline double recip_or_zero(const double d) {
+	const double a = fabs(d);
+	return a >= DBL_MIN && a <= 1.0 / DBL_MIN ? 1.0 / d : 0.0;
+}
+
+// lu_tapply finishes a tournament panel in one launch of Gc column groups
+// followed by row groups, all of n_li items.
+//
+// A column group takes n_li columns outside the panel, one per work-item
+// (swap_trsm_column up to cend: the exchanges, then U12 = L11^-1 A12).
+//
+// A row group takes n_li consecutive panel rows r >= k: rows
+// k..k+NB-1 receive L11\U11 from F, a row below receives L21's row, the
+// solution of x U11 = (its row after the exchanges). Exchanges only move
+// rows into the block k..k+NB-1 and out of it, so the row that lands at
+// r >= k+NB is r itself or one of the block's original rows (S): nothing
+// this launch writes is read by another of its items. The group reads its
+// rows' sources into T (n_li x (NB+1) doubles, padded against bank
+// conflicts) and writes T back with a warp on consecutive values of a row
+// (one item per row would read and write NB scattered values each), and
+// U11's diagonal is inverted once per group (rinv), so that each row's
+// solve is a chain of multiplications instead of NB dependent divisions
+// (LAPACK's dtrsm multiplies by the reciprocal too; the results differ
+// from a division's by an ulp at most). On an H100 (2026-11-23, the solves
+// then written out) the divisions made the launch 2.5 us longer (18.5 us
+// against 16.0 at n = 2048, back to back), so the rows bound it.
+//
+// W holds the triangle a group solves with (load_shifted: L11's for the
+// column groups, U11's for the row groups). Every item of every group
+// passes the same barriers (PoCL needs them outside the branches).
+//
+// Measured on an H100 (2026-11-23, OCLSOLVE_PROFILE, mean device time
+// per launch in the factorization, n = 2047 / 8192): 18.6 / 17.7 us before
+// (one item per row reading its row, NB divisions, the exchange plan's
+// replays and the copy of F as plain loops, every solve written out),
+// 15.2 / 15.8 us now (two calls). The cheapest launches, the last
+// panels' (exchanges only), became slower: 7.3 / 7.4 us before, 8.4 / 8.9
+// now (the row groups' two more barriers and tile, not measured apart).
+// Launches of a few microseconds' work take 7-9 us there (trinv_level,
+// gemm_small), so what is left is mostly that floor and the solves'
+// dependent steps.
+__kernel void lu_tapply(const int N, const int k, const int cend, const int Gc, __global double *A,
+                        __global const int *ipiv, __global const double *F, __global const double *S,
+                        __local double *W, __local double *T, __local int *rsrc) {
 	__local int lpiv[NB], pdst[2 * NB], psrc[2 * NB];
+	__local double rinv[NB];
 	const int li = get_local_id(0), n_li = get_local_size(0), g = get_group_id(0);
-	for (int x = li; x < NB * NB; x += n_li)
-		Fl[x] = F[x];
-	swap_plan(k, ipiv, lpiv, pdst, psrc); // (its barriers cover Fl too)
-	if (g < Gc) {
+	const bool cols = g < Gc;
+	const int r0 = k + (g - Gc) * n_li; // a row group's first row
+	load_shifted(W, F, NB, !cols);
+	for (int i = li; i < NB; i += n_li) {
+		lpiv[i] = ipiv[k + i];
+		rinv[i] = recip_or_zero(F[i * NB + i]);
+	}
+	barrier(CLK_LOCAL_MEM_FENCE);
+	if (cols) {
+		swap_plan_entries(k, lpiv, pdst, psrc);
+	} else {
+		// Where row r's values come from: -1 for none (past N) or for the
+		// block's rows, which take F.
+		const int r = r0 + li;
+		rsrc[li] = r >= k + NB && r < N ? exchanged_from(k, r, lpiv) : -1;
+	}
+	barrier(CLK_LOCAL_MEM_FENCE);
+	if (cols) {
 		const int gc = g * n_li + li;
 		if (gc < N - NB)
-			swap_trsm_column(N, k, cend, gc < k ? gc : gc + NB, A, pdst, psrc, Fl);
-		return;
+			swap_trsm_column(N, k, cend, gc < k ? gc : gc + NB, A, pdst, psrc, W);
+	} else {
+		// Item li reads values li, li + n_li, ... of the group's rows' panel
+		// parts: a warp reads whole rows.
+		for (int m0 = 0; m0 < NB; m0 += 16) {
+			double v[16];
+			TRSM_UNROLL
+			for (int u = 0; u < 16; ++u) {
+				const int e = (m0 + u) * n_li + li, i = e / NB, q = e % NB, s = rsrc[i];
+				v[u] = s < 0 ? 0.0 : (s >= k + NB ? A[IDX(s, k + q)] : S[(s - k) * NB + q]);
+			}
+			TRSM_UNROLL
+			for (int u = 0; u < 16; ++u) {
+				const int e = (m0 + u) * n_li + li;
+				T[(e / NB) * (NB + 1) + e % NB] = v[u];
+			}
+		}
 	}
-	const int r = k + (g - Gc) * n_li + li;
-	if (r >= N)
-		return;
-	if (r < k + NB) {
-		for (int q = 0; q < NB; ++q)
-			A[IDX(r, k + q)] = Fl[(r - k) * NB + q];
-		return;
-	}
-	int src = r;
-	for (int i = NB - 1; i >= 0; --i) {
-		const int a = k + i, b = lpiv[i];
-		if (src == a)
-			src = b;
-		else if (src == b)
-			src = a;
-	}
-	double x[NB];
-	TRSM_UNROLL
-	for (int q = 0; q < NB; ++q)
-		x[q] = src >= k + NB ? A[IDX(src, k + q)] : S[(src - k) * NB + q];
-	// A zero pivot was recorded by the last node; its column is left
-	// unscaled (the factorization then fails with the column) so that
-	// nothing divides by zero.
-	//
-	// Row after row of U11 (as in swap_trsm_column: the same operations
-	// per entry as the dot product, a dependent chain of NB steps).
-	TRSM_UNROLL
-	for (int i = 0; i < NB; ++i) {
-		const double d = Fl[i * NB + i];
-		if (d != 0.0)
-			x[i] /= d;
+	barrier(CLK_LOCAL_MEM_FENCE);
+	if (!cols && rsrc[li] >= 0) {
+		double x[NB];
 		TRSM_UNROLL
-		for (int j = i + 1; j < NB; ++j)
-			x[j] -= x[i] * Fl[i * NB + j];
+		for (int q = 0; q < NB; ++q)
+			x[q] = T[li * (NB + 1) + q];
+		// Row after row of U11, shifted as in swap_trsm_column: at step j,
+		// x_j = x_j / u_jj is final and x_{j+m} -= x_j u_{j,j+m}. A zero
+		// pivot was recorded by the last node; its column is left unscaled
+		// (the factorization then fails with the column) so that nothing
+		// divides by zero.
+		STEP_LOOP
+		for (int j = 0; j < NB; ++j) {
+			const double d = W[j * NB], ri = rinv[j];
+			double v = x[0];
+			if (ri != 0.0)
+				v *= ri;
+			else if (d != 0.0)
+				v /= d;
+			T[li * (NB + 1) + j] = v;
+			TRSM_UNROLL
+			for (int m = 1; m < NB; ++m)
+				x[m - 1] = x[m] - v * W[j * NB + m];
+		}
 	}
-	TRSM_UNROLL
-	for (int q = 0; q < NB; ++q)
-		A[IDX(r, k + q)] = x[q];
+	barrier(CLK_LOCAL_MEM_FENCE);
+	if (!cols) {
+		TRSM_UNROLL
+		for (int m = 0; m < NB; ++m) {
+			const int e = m * n_li + li, i = e / NB, q = e % NB, r = r0 + i;
+			if (r < N)
+				A[IDX(r, k + q)] = r < k + NB ? F[(r - k) * NB + q] : T[i * (NB + 1) + q];
+		}
+	}
 }

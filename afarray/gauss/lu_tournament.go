@@ -275,7 +275,10 @@ func factorTournament(dev *kernels.Device, prog *kernels.Program, a, ipiv, statu
 	if err != nil {
 		return err
 	}
-	al := floorPow2(min(luSwapLocal, apply.MaxWorkGroupSize()))
+	al := applyLocal(dev, apply, nb)
+	if al == 0 {
+		return fmt.Errorf("%w: lu_tapply with block size %d does not fit %s", ErrVariant, nb, dev.Name())
+	}
 	var scratch []*kernels.Buffer
 	defer func() {
 		for _, b := range scratch {
@@ -342,11 +345,8 @@ func factorTournament(dev *kernels.Device, prog *kernels.Program, a, ipiv, statu
 			if err := phase(0); err != nil {
 				return err
 			}
-			gc := (ld - nb + al - 1) / al
-			gr := (ld - k + al - 1) / al
-			if err := apply.Launch([]int{(gc + gr) * al}, []int{al}, ld, k, cend, gc, a, ipiv, f, s,
-				kernels.Local(8*nb*nb)); err != nil {
-				return errKernel("lu_tapply", err)
+			if err := launchApply(apply, al, ld, nb, k, cend, a, ipiv, f, s); err != nil {
+				return err
 			}
 			if err := phase(1); err != nil {
 				return err
@@ -358,6 +358,32 @@ func factorTournament(dev *kernels.Device, prog *kernels.Program, a, ipiv, statu
 		if err := outerUpdate(eng, at, k0, cend, work, phase); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// applyLocal is lu_tapply's work-group size for block size nb: up to
+// luSwapLocal items, as many as the kernel allows and its local memory
+// (a triangle of nb x nb doubles, a tile of nb+1 doubles and an int per
+// item) fits; 0 where not even one item fits.
+func applyLocal(dev *kernels.Device, apply *kernels.Kernel, nb int) int {
+	al := floorPow2(min(luSwapLocal, apply.MaxWorkGroupSize()))
+	fixed := int64(8*nb*nb + 28*nb + 1024)
+	for al > 0 && fixed+int64(al*(8*(nb+1)+4)) > dev.Info().LocalMemBytes {
+		al /= 2
+	}
+	return al
+}
+
+// launchApply enqueues lu_tapply for the panel at column k of the outer
+// block ending at cend, with al items per group: the column groups first,
+// then the row groups of rows k..ld-1.
+func launchApply(apply *kernels.Kernel, al, ld, nb, k, cend int, a, ipiv, f, s *kernels.Buffer) error {
+	gc := (ld - nb + al - 1) / al
+	gr := (ld - k + al - 1) / al
+	if err := apply.Launch([]int{(gc + gr) * al}, []int{al}, ld, k, cend, gc, a, ipiv, f, s,
+		kernels.Local(8*nb*nb), kernels.Local(8*al*(nb+1)), kernels.Local(4*al)); err != nil {
+		return errKernel("lu_tapply", err)
 	}
 	return nil
 }
