@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"encoding/hex"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -49,6 +50,19 @@ type programCache struct {
 	byKey map[string]*Program
 }
 
+// ptxFence reports whether device_fence (common.cl) is PTX's membar.gl on
+// the device: NVIDIA GPUs on NVIDIA's CUDA platform, whose OpenCL compiler
+// takes PTX inline assembly. OCLSOLVE_PTX_FENCE=off keeps OpenCL's
+// mem_fence there (to compare, or should a driver refuse the assembly).
+func ptxFence(info DeviceInfo) bool {
+	if os.Getenv("OCLSOLVE_PTX_FENCE") == "off" {
+		return false
+	}
+	up := strings.ToUpper
+	return strings.Contains(up(info.Type), "GPU") && strings.Contains(up(info.Vendor), "NVIDIA") &&
+		strings.Contains(up(info.Platform), "NVIDIA CUDA")
+}
+
 // Build returns the program made of the common header and sources, compiled
 // with BaseOptions plus options (for example "-DREAL=double"). A program is
 // built once per process; its binary is kept on disk (see the cache) so that
@@ -61,6 +75,9 @@ func (d *Device) Build(options string, sources ...Source) (*Program, error) {
 	opts := strings.TrimSpace(BaseOptions + " " + options)
 	if d.info.Int64Atomics {
 		opts += " -DOCLSOLVE_INT64_ATOMICS"
+	}
+	if ptxFence(d.info) {
+		opts += " -DOCLSOLVE_PTX_FENCE"
 	}
 	names := make([]string, len(sources))
 	var text strings.Builder

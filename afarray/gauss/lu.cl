@@ -294,11 +294,11 @@ inline void panel_step(const int N, const int k, const int j, const int pivot, _
 inline void grid_sync(volatile __global int *count, const int target) {
 	barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
 	if (get_num_groups(0) > 1 && get_local_id(0) == 0) {
-		mem_fence(CLK_GLOBAL_MEM_FENCE);
+		device_fence();
 		atomic_inc(count);
 		while (*count < target)
 			;
-		mem_fence(CLK_GLOBAL_MEM_FENCE);
+		device_fence();
 	}
 	barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
 }

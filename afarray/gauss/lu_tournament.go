@@ -658,18 +658,18 @@ void ` + tselKernel(rpi) + `(const int N, const int k, __global const double *A,
 	} else {
 		for (int j = t; j < NB; j += TL)
 			cand[outOff + g * NB + j] = sel[j];
-		mem_fence(CLK_GLOBAL_MEM_FENCE);
+		device_fence();
 	}
 	barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
 	if (t == 0) {
 		int last = 0;
 		if (G > 1) {
 			const int parent = g / FAN;
-			mem_fence(CLK_GLOBAL_MEM_FENCE);
+			device_fence();
 			last = atomic_inc(cnt + cntOff + parent) == min(FAN, G - parent * FAN) - 1;
 			if (last)
 				atomic_xchg(cnt + cntOff + parent, 0); // every child has arrived: ready for the next panel
-			mem_fence(CLK_GLOBAL_MEM_FENCE);
+			device_fence();
 		}
 		go = last;
 	}

@@ -149,7 +149,7 @@ void lu_trsv(__global const double *A, const int ld, const int n, __global doubl
 	if (upper && li == 0) {
 		while (ready[b] != epoch)
 			;
-		mem_fence(CLK_GLOBAL_MEM_FENCE);
+		device_fence();
 	}
 	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 	double v = 0.0; // the padding's right-hand side is zero
@@ -176,7 +176,7 @@ void lu_trsv(__global const double *A, const int ld, const int n, __global doubl
 		if (li == 0) {
 			while (flag[c] != epoch)
 				;
-			mem_fence(CLK_GLOBAL_MEM_FENCE);
+			device_fence();
 		}
 		barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 		xs[li] = li < cols ? xv[c0 + li] : 0.0;
@@ -206,10 +206,10 @@ void lu_trsv(__global const double *A, const int ld, const int n, __global doubl
 	// flag (a fence in item 0 alone need not cover the other items' stores).
 	if (li < rows)
 		out[r0 + li] = r;
-	mem_fence(CLK_GLOBAL_MEM_FENCE);
+	device_fence();
 	barrier(CLK_GLOBAL_MEM_FENCE);
 	if (li == 0) {
-		mem_fence(CLK_GLOBAL_MEM_FENCE);
+		device_fence();
 		flag[b] = epoch;
 		if (t == 2 * nblk - 1)
 			((__global int *)(work + ld))[0] = ready[2 * nblk + 1];

@@ -738,14 +738,14 @@ __kernel void sn_bgemv(__global const int *task, int t0, __global const long *in
 	}
 	if (lid < nb)
 		part[partOff + (long)get_group_id(0) * SBL + lid] = acc;
-	mem_fence(CLK_GLOBAL_MEM_FENCE);
+	device_fence();
 	barrier(CLK_GLOBAL_MEM_FENCE);
 	if (lid == 0) {
 		last = atomic_inc(cnt + t.x) == t.z - 1;
 		if (last)
 			atomic_xchg(cnt + t.x, 0);
 		// Acquire: the other groups' partials are read after their count.
-		mem_fence(CLK_GLOBAL_MEM_FENCE);
+		device_fence();
 	}
 	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 	if (!last)
