@@ -554,10 +554,14 @@ void ` + tselKernel(rpi) + `(const int N, const int k, __global const double *A,
 		w("\tdouble rc%d;\n", i)
 	}
 	live := func(i int) string { return fmt.Sprintf("(on%d && won%d < 0)", i, i) }
-	if tselLoop {
-		tselLoopSteps(w, nb, rpi, nw, shfl, live)
-	}
-	for j := 0; j < nb && !tselLoop; j++ {
+	// The column steps are written out. A loop over them (one step as its
+	// body, the rows rotated through the registers so that every index
+	// stays constant: ~1,200 PTX lines instead of 13,700) was measured
+	// slower on an H100 (2026-11-23, main 91f1a2e, bench dense --ops lu,
+	// best of 5, n = 2047 / 8192: 7.16 / 51.47 ms written out, 8.57 / 60.05
+	// ms in a loop; lu_tsel2 per launch at 8192 96.7 against 134.2 us): the
+	// code's length does not seem to be what holds a step at ~1.1 us.
+	for j := 0; j < nb; j++ {
 		w("\t// column %d\n", j)
 		// The item's best row.
 		for i := 0; i < rpi; i++ {
@@ -591,7 +595,7 @@ void ` + tselKernel(rpi) + `(const int N, const int k, __global const double *A,
 				}
 			}
 			w("\tbarrier(CLK_LOCAL_MEM_FENCE);\n")
-			tselScan(w, fmt.Sprint(set), nw)
+			tselScan(w, set, nw)
 			for i := 0; i < rpi; i++ {
 				w("\tif (%s && row%d == prow)\n\t\twon%d = %d;\n", live(i), i, i, j)
 			}
@@ -693,87 +697,6 @@ void ` + tselKernel(rpi) + `(const int N, const int k, __global const double *A,
 	return b.String()
 }
 
-// tselLoop makes lu_tsel run its column steps in a loop (tselLoopSteps)
-// instead of writing them out (OCLSOLVE_TSEL_LOOP=1; an experiment, not
-// measured on a GPU yet).
-var tselLoop = os.Getenv("OCLSOLVE_TSEL_LOOP") == "1"
-
-// tselLoopSteps writes the nb column steps as one loop whose body is a
-// single step, so that the kernel's code is a few KB instead of the
-// written-out steps' ~150 KB (the suspect for their ~1.1 us each on an
-// H100). The rows stay in registers by rotation: at step j, v<i>_p holds
-// column (j + p) mod NB, so the step's column is always v<i>_0 and every
-// index is a constant; after the step each row moves down by one
-// register, and after NB steps every column is back in place. The pivot
-// row is published with zeros where its registers hold columns left of
-// j (p >= NB - j), so the update's FMAs leave those columns (the
-// multipliers) as they are: v - l*0 = v for a finite l (only a zero's
-// sign may change; an infinite or NaN l has already spoilt the row's
-// multiplier of column j, and only picked rows' values are kept). The
-// picks, and hence the pivots, are those of the written-out steps.
-func tselLoopSteps(w func(string, ...any), nb, rpi, nw int, shfl bool, live func(int) string) {
-	w("\t#pragma unroll 1\n\tfor (int j = 0; j < NB; ++j) {\n")
-	w("\tconst int set = j & 1;\n")
-	for i := 0; i < rpi; i++ {
-		w("\tm = %s ? magnitude(v%d_0) : -1.0;\n\tr = %s ? row%d : -1;\n", live(i), i, live(i), i)
-		if i == 0 {
-			w("\tbest = m;\n\tprow = r;\n")
-		} else {
-			w("\tif (better(m, r, best, prow)) {\n\t\tbest = m;\n\t\tprow = r;\n\t}\n")
-		}
-	}
-	publish := func(dst string, i int) {
-		w("\t\t%s[0] = v%d_0;\n", dst, i)
-		for p := 1; p < nb; p++ {
-			w("\t\t%s[%d] = %d < NB - j ? v%d_%d : 0.0;\n", dst, p, p, i, p)
-		}
-	}
-	if shfl {
-		for i := 0; i < rpi; i++ {
-			w("\trc%d = 1.0 / v%d_0;\n", i, i)
-		}
-		w("\twarp_argmax(&best, &prow);\n")
-		w("\tif (lane == 0) {\n\t\twbest[set * NW + wp] = best;\n\t\twidx[set * NW + wp] = prow;\n\t}\n")
-		for i := 0; i < rpi; i++ {
-			w("\tif (%s && row%d == prow) {\n", live(i), i)
-			publish("(wrow + (set * NW + wp) * NB)", i)
-			w("\t\twrc[set * NW + wp] = rc%d;\n\t}\n", i)
-		}
-		w("\tbarrier(CLK_LOCAL_MEM_FENCE);\n")
-		tselScan(w, "set", nw)
-		for i := 0; i < rpi; i++ {
-			w("\tif (%s && row%d == prow)\n\t\twon%d = j;\n", live(i), i, i)
-		}
-		w("\tif (t == 0) {\n\t\tsel[j] = prow;\n\t\tselv[j] = best;\n\t}\n")
-		w("\tur = wrow + (set * NW + slot) * NB;\n\trd = wrc[set * NW + slot];\n")
-	} else {
-		w("\trv[t] = best;\n\tri[t] = prow;\n")
-		w("\ttsel_argmax(t, rv, ri, pv, px, &best, &prow);\n")
-		for i := 0; i < rpi; i++ {
-			w("\tif (%s && row%d == prow) {\n\t\twon%d = j;\n", live(i), i, i)
-			publish("urow", i)
-			w("\t\turc = 1.0 / v%d_0;\n\t}\n", i)
-		}
-		w("\tif (t == 0) {\n\t\tsel[j] = prow;\n\t\tselv[j] = best;\n\t}\n")
-		w("\tbarrier(CLK_LOCAL_MEM_FENCE);\n")
-		w("\trd = urc;\n")
-	}
-	w("\td = prow >= 0 ? ur[0] : 0.0;\n")
-	w("\tif (j < NB - 1 && d != 0.0 && fabs(d) >= DBL_MIN) {\n")
-	tselEliminate(w, rpi, nb, 0, live, "v%d_%d * rd")
-	w("\t} else if (j < NB - 1 && d != 0.0) {\n")
-	tselEliminate(w, rpi, nb, 0, live, "v%d_%d / d")
-	w("\t}\n")
-	for i := 0; i < rpi; i++ {
-		w("\t{\n\t\tconst double x = v%d_0;\n", i)
-		for p := 0; p < nb-1; p++ {
-			w("\t\tv%d_%d = v%d_%d;\n", i, p, i, p+1)
-		}
-		w("\t\tv%d_%d = x;\n\t}\n", i, nb-1)
-	}
-	w("\t}\n")
-}
-
 // tselEliminate writes a column step's elimination of the rows not yet
 // picked: the multiplier (mult, with the row's index and column), then
 // the rank-1 update of the columns right of j from the pivot row ur.
@@ -798,12 +721,12 @@ func tselEliminate(w func(string, ...any), rpi, nb, j int, live func(int) string
 // with a pairwise tree in registers (and 5.34 with the serial loop over
 // local memory, without the reciprocal); n = 8192 23.6 against 25.9
 // (25.2).
-func tselScan(w func(string, ...any), set string, nw int) {
+func tselScan(w func(string, ...any), set, nw int) {
 	if nw == 1 {
-		w("\tbest = wbest[%s];\n\tprow = widx[%s];\n\tslot = 0;\n", set, set)
+		w("\tbest = wbest[%d];\n\tprow = widx[%d];\n\tslot = 0;\n", set, set)
 		return
 	}
-	w("\tslot = lane %% NW;\n\tbest = wbest[%s * NW + slot];\n\tprow = widx[%s * NW + slot];\n", set, set)
+	w("\tslot = lane %% NW;\n\tbest = wbest[%d * NW + slot];\n\tprow = widx[%d * NW + slot];\n", set, set)
 	w("\tfor (int mk = NW / 2; mk > 0; mk >>= 1) {\n")
 	w("\t\tconst uint2 u = as_uint2(best);\n")
 	w("\t\tconst double ob = as_double((uint2)(shfl_bfly(u.x, mk), shfl_bfly(u.y, mk)));\n")
