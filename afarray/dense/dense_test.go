@@ -263,17 +263,19 @@ func TestGemmPairs(t *testing.T) {
 	defer func(v bool) { pairsOnCPU = v }(pairsOnCPU)
 	pairsOnCPU = true
 	rng := rand.New(rand.NewSource(3))
-	for _, c := range []struct {
-		dt  DType
-		cfg Config
-	}{{Float64, Config{32, 32, 16, 4, 4}}, {Float32, Config{64, 32, 16, 8, 4}}} {
-		e, err := NewWithConfig(dev, c.dt, c.cfg)
+	for _, dt := range dtypes {
+		e, err := NewWithConfig(dev, dt, pairsTestConfig[dt])
 		if err != nil {
-			t.Fatalf("%s %s: %v", c.dt, c.cfg, err)
+			t.Fatalf("%s %s: %v", dt, pairsTestConfig[dt], err)
 		}
 		checkGemmShapes(t, rng, e)
 	}
 }
+
+// pairsTestConfig is the geometry per type that TestGemmPairs runs with
+// the pair loads on PoCL; thinEngine takes it too, so that its tiled
+// program is one already built (each costs PoCL seconds, cold).
+var pairsTestConfig = map[DType]Config{Float64: {32, 32, 16, 4, 4}, Float32: {64, 32, 16, 8, 4}}
 
 // checkGemmShapes compares e's Gemm with the reference on gemmShapes in
 // every transposition.
