@@ -2,6 +2,7 @@ package gauss
 
 import (
 	_ "embed"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -119,6 +120,11 @@ type LU struct {
 	// (made by the first solve after Factorize, freed by Release).
 	mu     sync.Mutex
 	solver *luSolver
+	// subst makes the solves substitute (the tiled solve) where SolveTile
+	// is zero: set when the chained solve's guard found an inverted
+	// diagonal block too ill-conditioned (lu_trsv.go), until the next
+	// Factorize.
+	subst bool
 
 	dev  *kernels.Device
 	prog *kernels.Program
@@ -264,7 +270,7 @@ func (lu *LU) Factorize(dev *kernels.Device, a mat.Matrix) error {
 		return err
 	}
 	lu.dev, lu.prog, lu.n, lu.ld, lu.nb, lu.a, lu.ipiv, lu.tol = dev, prog, n, ld, nb, buf, ipiv, tol
-	lu.solver = solver
+	lu.solver, lu.subst = solver, false
 	lu.tour = mode == panelTournament
 	lu.upload, lu.factor = upload, clock.lap()
 	lu.compile = clock.compile
@@ -520,7 +526,10 @@ func (lu *LU) Pivots() []int {
 // SolveVecTo solves A x = b into dst (len n) with the factors on the device:
 // by default b is written to the device, where one launch applies the row
 // exchanges and both triangular solves, and x comes back with the status in
-// one read. dst and b may be the same slice.
+// one read. Where the factors have a diagonal block too ill-conditioned for
+// that launch's inverses, the solve (and every later one of the
+// factorization) substitutes instead, with the tiled solve. dst and b may
+// be the same slice.
 func (lu *LU) SolveVecTo(dst, b []float64) error {
 	_, err := lu.solveVec(dst, b)
 	return err
@@ -535,14 +544,23 @@ func (lu *LU) solveVec(dst, b []float64) (int, error) {
 	if len(b) != lu.n || len(dst) != lu.n {
 		return 0, fmt.Errorf("%w: right-hand side %d and destination %d for order %d", ErrShape, len(b), len(dst), lu.n)
 	}
-	if lu.SolveTile <= 0 {
-		if _, err := lu.solveChained(dst, b, 1); err != nil {
+	if lu.SolveTile <= 0 && !lu.subst {
+		_, err := lu.solveChained(dst, b, 1)
+		if err == nil {
+			return lu.solver.nblk, nil
+		}
+		if !errors.Is(err, errInverseGuard) {
 			return 0, err
 		}
-		return lu.solver.nblk, nil
+		lu.subst = true
 	}
-	// The tiled solve: the exchanges on the host, then two launches per
-	// tile of each triangle.
+	return lu.solveTiled(dst, b)
+}
+
+// solveTiled is the tiled solve: the exchanges on the host, then two
+// launches per tile of each triangle, substituting within a tile. It
+// returns the number of tiles. The LU's mutex is held.
+func (lu *LU) solveTiled(dst, b []float64) (int, error) {
 	y := make([]float64, lu.ld)
 	copy(y, b)
 	for i, p := range lu.ipiv {
@@ -637,8 +655,20 @@ func (lu *LU) solveColumns(dst *mat.Dense, b mat.Matrix, cols int) error {
 				col[i] = b.At(i, j0+j)
 			}
 		}
-		if bad, err := lu.solveChained(host, host, k); err != nil {
-			return fmt.Errorf("column %d: %w", j0+bad, err)
+		if !lu.subst {
+			bad, err := lu.solveChained(host, host, k)
+			if err != nil && !errors.Is(err, errInverseGuard) {
+				return fmt.Errorf("column %d: %w", j0+bad, err)
+			}
+			lu.subst = err != nil
+		}
+		if lu.subst { // the guard fired, now or before: substitute
+			for j := 0; j < k; j++ {
+				col := host[j*n : (j+1)*n]
+				if _, err := lu.solveTiled(col, col); err != nil {
+					return fmt.Errorf("column %d: %w", j0+j, err)
+				}
+			}
 		}
 		for j := 0; j < k; j++ {
 			dst.SetCol(j0+j, host[j*n:(j+1)*n])

@@ -28,20 +28,35 @@
 // backward stable in general (the error grows with the block's condition
 // number); measured on PoCL, the backward errors stayed at the
 // substitution's order (1e-19 to 1e-15, up to 20 times larger) on the
-// collection's matrices up to bcsstk13 and random ones.
+// collection's matrices up to bcsstk13 and random ones, but not on a
+// badly scaled U: hence the guard below.
 //
 // The flags hold the number (epoch) of the launch that raised them, so that
 // consecutive solves need no reset in between: a launch waits for its own
-// epoch, and its tickets count from base (the groups launched before it).
+// epoch. Its tickets are the counter modulo 2 nblk: every launch takes
+// exactly 2 nblk of them and launches on the in-order queue do not overlap,
+// so the tickets stay in range even where the host lost count of a launch
+// (one enqueued although Launch returned an error).
 //
 // Everything lives in one scratch buffer S (one allocation per
 // factorization): as ints, 2 nblk ready flags (L's, then U's), the ticket
-// counter, the factorization's status (lu_trinv's singular pivot, or none)
-// and the row exchanges as a gather (row i of P b is b[perm[i]]); as
-// doubles from invOff, the inverses; from yOff, y (the lower solve's
-// result), a status slot (the last group copies the status there, so that
-// the read of the solutions brings it back too), then the solutions and
-// the right-hand sides at the offsets given to each launch.
+// counter, the factorization's status (lu_trinv's singular pivot, or none),
+// the guard (lu_trinv's largest condition estimate of a diagonal block, as
+// a binary exponent) and the row exchanges as a gather (row i of P b is
+// b[perm[i]]); as doubles from invOff, the inverses; from yOff, y (the
+// lower solve's result), a status slot (the last group copies the status
+// and the guard there, as two ints, so that the read of the solutions
+// brings them back too), then the solutions and the right-hand sides at the
+// offsets given to each launch.
+//
+// The guard: the product by an inverse loses accuracy with the block's
+// condition, where substitution does not (a U whose diagonal is graded
+// from 1 to 1e-8 within a block gave backward errors of 2e-11 .. 6e-11
+// against 1e-17, notes/review8.md). lu_trinv estimates each block's
+// condition as the smaller of max|B| max|inv(B)| and the same with B's rows
+// divided by their diagonal entries, and keeps the largest exponent; the
+// host (lu_trsv.go, trinvGuardExp) redoes a solve by substitution when it
+// is too large, with no wait of its own.
 
 #ifndef TS
 #define TS 64
@@ -52,7 +67,9 @@
 // g / 2, its unit lower triangle for g even, its upper triangle for g odd,
 // and stores the inverse row-major at S + invOff + g TS^2. Rows and columns
 // past the order (a partial last block) are the identity's. A diagonal
-// entry of U of magnitude at most tol is recorded in the status.
+// entry of U of magnitude at most tol is recorded in the status, and
+// ilogb of the block's estimate in the guard (atomic_max; a non-finite
+// estimate counts as INT_MAX).
 //
 // The inverse is computed in place, one row per step (top-down for L,
 // bottom-up for U): item j computes entry (i, j) of the inverse from row i
@@ -63,9 +80,13 @@ __kernel __attribute__((reqd_work_group_size(TS, 1, 1)))
 void lu_trinv(__global const double *A, const int ld, __global double *S, const int invOff,
               const double tol) {
 	__local double D[TS * (TS + 1)];
+	__local double red[4 * TS]; // the guard's maxima (below)
 	const int li = get_local_id(0);
 	const int g = get_group_id(0), upper = g % 2;
 	const int r0 = (g / 2) * TS, rows = min(TS, ld - r0);
+	// This item's maxima, NaN kept, of |B|, |B| / |its row's diagonal|,
+	// |inv(B)|, |inv(B)| / |its column's diagonal|.
+	double mb = 0.0, ms = 0.0, mi = 0.0, mt = 0.0;
 	for (int e = li; e < TS * TS; e += TS) {
 		const int i = e / TS, j = e % TS;
 		double v = (i < rows && j < rows) ? A[(size_t)(r0 + i) * ld + r0 + j] : 0.0;
@@ -76,6 +97,12 @@ void lu_trinv(__global const double *A, const int ld, __global double *S, const 
 		D[i * (TS + 1) + j] = v;
 	}
 	barrier(CLK_LOCAL_MEM_FENCE);
+	for (int e = li; e < TS * TS; e += TS) {
+		const int i = e / TS;
+		const double v = fabs(D[i * (TS + 1) + e % TS]), w = v / fabs(D[i * (TS + 1) + i]);
+		mb = (v > mb || v != v) ? v : mb;
+		ms = (w > ms || w != w) ? w : ms;
+	}
 	for (int step = 0; step < TS; step++) {
 		const int i = upper ? TS - 1 - step : step;
 		const double d = D[i * (TS + 1) + i];
@@ -109,8 +136,33 @@ void lu_trinv(__global const double *A, const int ld, __global double *S, const 
 		barrier(CLK_LOCAL_MEM_FENCE);
 	}
 	__global double *out = S + invOff + (size_t)g * TS * TS;
-	for (int e = li; e < TS * TS; e += TS)
-		out[e] = D[(e / TS) * (TS + 1) + e % TS];
+	for (int e = li; e < TS * TS; e += TS) {
+		const int j = e % TS;
+		const double v = D[(e / TS) * (TS + 1) + j];
+		out[e] = v;
+		const double w = fabs(v / D[j * (TS + 1) + j]);
+		mi = (fabs(v) > mi || v != v) ? fabs(v) : mi;
+		mt = (w > mt || w != w) ? w : mt;
+	}
+	red[li] = mb;
+	red[TS + li] = ms;
+	red[2 * TS + li] = mi;
+	red[3 * TS + li] = mt;
+	barrier(CLK_LOCAL_MEM_FENCE);
+	for (int h = TS / 2; h > 0; h /= 2) {
+		if (li < h)
+			for (int q = 0; q < 4 * TS; q += TS) {
+				const double b = red[q + li + h];
+				red[q + li] = (b > red[q + li] || b != b) ? b : red[q + li];
+			}
+		barrier(CLK_LOCAL_MEM_FENCE);
+	}
+	if (li == 0) {
+		// The smaller of the two estimates; NaN if either is.
+		const double e1 = red[0] * red[2 * TS], e2 = red[TS] * red[3 * TS];
+		const double est = (e1 != e1 || e2 != e2) ? e1 + e2 : min(e1, e2);
+		atomic_max((__global int *)S + 2 * ((ld + TS - 1) / TS) + 2, isfinite(est) ? ilogb(est) : INT_MAX);
+	}
 }
 
 // lu_trsv solves one right-hand side, S[bOff .. bOff + n) (before the
@@ -118,7 +170,7 @@ void lu_trinv(__global const double *A, const int ld, __global double *S, const 
 __kernel __attribute__((reqd_work_group_size(TS, 1, 1)))
 void lu_trsv(__global const double *A, const int ld, const int n, __global double *S,
              const int invOff, const int yOff, const int xOff, const int bOff,
-             const int epoch, const int base) {
+             const int epoch) {
 	__local double Di[TS * (TS + 1)]; // the diagonal block's inverse
 	__local double St[TS * (TC + 1)]; // one staged chunk of an off-diagonal tile
 	__local double xs[TS];            // unknowns of a solved block, then of this one
@@ -126,11 +178,11 @@ void lu_trsv(__global const double *A, const int ld, const int n, __global doubl
 	const int li = get_local_id(0);
 	const int nblk = (ld + TS - 1) / TS;
 	volatile __global int *ready = (volatile __global int *)S;
-	__global const int *perm = (__global const int *)S + 2 * nblk + 2;
+	__global const int *perm = (__global const int *)S + 2 * nblk + 3;
 	__global const double *rhs = S + bOff;
 	__global double *work = S + yOff;
 	if (li == 0)
-		tk = atomic_inc(ready + 2 * nblk) - base;
+		tk = (int)((uint)atomic_inc(ready + 2 * nblk) % (uint)(2 * nblk));
 	barrier(CLK_LOCAL_MEM_FENCE);
 	const int t = tk;
 	const int upper = t >= nblk;
@@ -211,7 +263,9 @@ void lu_trsv(__global const double *A, const int ld, const int n, __global doubl
 	if (li == 0) {
 		device_fence();
 		flag[b] = epoch;
-		if (t == 2 * nblk - 1)
+		if (t == 2 * nblk - 1) {
 			((__global int *)(work + ld))[0] = ready[2 * nblk + 1];
+			((__global int *)(work + ld))[1] = ready[2 * nblk + 2];
+		}
 	}
 }
