@@ -45,7 +45,7 @@ type Engine struct {
 	small                                           *smallGemms     // thin products (GPUs); nil: none
 	trsmBlockK, trsmBatchedK, potrfBlockK, potrfBat *kernels.Kernel
 	potrfPanelK                                     *kernels.Kernel // nil where potrf.cl's register form does not build
-	trinvPrepK, trinvLevelK                         *kernels.Kernel // TrsmInverse (trinv.cl)
+	trinvPrepK, trinvLevelK, trinvMaxK              *kernels.Kernel // TrsmInverse (trinv.cl); nil: none, Trsm instead
 
 	pb int // PB: largest diagonal block factored in local memory
 	mu sync.Mutex
@@ -132,8 +132,7 @@ func NewWithConfig(dev *kernels.Device, dt DType, cfg Config) (*Engine, error) {
 	}
 	pl := min(potrfLocal, info.MaxWorkGroupSize)
 	aux := fmt.Sprintf("-DT=%s -DTB=%d -DTV=%d -DPB=%d -DPL=%d", dt.clType(), trsmBlock, trsmVectors, e.pb, pl)
-	ap, err := dev.Build(aux, kernels.Source{Name: "trsm.cl", Text: trsmSource}, kernels.Source{Name: "potrf.cl", Text: potrfSource},
-		kernels.Source{Name: "trinv.cl", Text: trinvSource})
+	ap, err := dev.Build(aux, kernels.Source{Name: "trsm.cl", Text: trsmSource}, kernels.Source{Name: "potrf.cl", Text: potrfSource})
 	if err != nil {
 		return nil, err
 	}
@@ -145,12 +144,12 @@ func NewWithConfig(dev *kernels.Device, dt DType, cfg Config) (*Engine, error) {
 		{gp, "gemm", &e.gemmK}, {gp, "gemm_batched", &e.gemmBatchedK},
 		{ap, "trsm_block", &e.trsmBlockK}, {ap, "trsm_batched", &e.trsmBatchedK},
 		{ap, "potrf_block", &e.potrfBlockK}, {ap, "potrf_batched", &e.potrfBat},
-		{ap, "trinv_prep", &e.trinvPrepK}, {ap, "trinv_level", &e.trinvLevelK},
 	} {
 		if *k.dst, err = k.p.Kernel(k.name); err != nil {
 			return nil, err
 		}
 	}
+	e.buildTrinv(aux)
 	if e.pb == 64 && pl == potrfLocal {
 		// The register form of potrf.cl, with its one-launch block column.
 		k, err := ap.Kernel("potrf_panel")
@@ -190,6 +189,29 @@ func NewWithConfig(dev *kernels.Device, dt DType, cfg Config) (*Engine, error) {
 			ErrDevice, e.tiled, e.tiled.WorkGroup(), e.gemmK.MaxWorkGroupSize(), info.Name)
 	}
 	return e, nil
+}
+
+// buildTrinv builds trinv.cl (TrsmInverse) as a program of its own, with
+// the aux program's options: trinv_prep requires work-groups of 4*PB items
+// (256 where PB is 64), which a device may not take, and a failed build
+// there must not take Trsm, Potrf and the Cholesky with it, as it did in
+// the aux program. Where the build fails or a kernel does not take its
+// work-group, the trinv kernels stay nil and TrsmInverse solves by Trsm.
+func (e *Engine) buildTrinv(opts string) {
+	p, err := e.dev.Build(opts, kernels.Source{Name: "trinv.cl", Text: trinvSource})
+	if err != nil {
+		return
+	}
+	var ks [3]*kernels.Kernel
+	for i, name := range []string{"trinv_prep", "trinv_level", "trinv_maxabs"} {
+		if ks[i], err = p.Kernel(name); err != nil {
+			return
+		}
+	}
+	if ks[0].MaxWorkGroupSize() < 4*e.pb || ks[1].MaxWorkGroupSize() < 256 {
+		return
+	}
+	e.trinvPrepK, e.trinvLevelK, e.trinvMaxK = ks[0], ks[1], ks[2]
 }
 
 // pairsOnCPU builds the GPU's pair-load GEMM on every device, so that tests
@@ -270,7 +292,7 @@ func (e *Engine) onSide() (*Engine, error) {
 	e.side = &Engine{dev: e.dev, dt: e.dt, cfg: e.cfg, tiled: e.tiled, small: e.small,
 		gemmK: e.gemmK, gemmBatchedK: e.gemmBatchedK, gemmDirectK: e.gemmDirectK, packed: e.packed,
 		trsmBlockK: e.trsmBlockK, trsmBatchedK: e.trsmBatchedK, potrfBlockK: e.potrfBlockK, potrfBat: e.potrfBat,
-		potrfPanelK: e.potrfPanelK, trinvPrepK: e.trinvPrepK, trinvLevelK: e.trinvLevelK,
+		potrfPanelK: e.potrfPanelK, trinvPrepK: e.trinvPrepK, trinvLevelK: e.trinvLevelK, trinvMaxK: e.trinvMaxK,
 		pb: e.pb, nb: e.nb, q: q, Source: e.Source}
 	return e.side, nil
 }

@@ -214,3 +214,24 @@ void trinv_level(int n, int s, int step, int upper, T alpha, __global T *W, long
 			if (i < M && j < N) C[i + (long)ldc * j] = alpha * acc[u][v];
 		}
 }
+
+// trinv_maxabs raises the int at flag[slot] to the float bits of the
+// largest magnitude in W[0..nn-1] (TrsmInverse's guard): an entry is
+// converted to float (a magnitude beyond FLT_MAX becomes +Inf) and its
+// bits, of a non-negative float, compared as ints, which orders them as
+// the values (a NaN, whose fabs has the sign bit clear, above +Inf), so
+// one atomic_max per group keeps the maximum over groups and calls. The
+// group size is the launch's (a power of two, the size of red).
+__kernel void trinv_maxabs(long nn, __global const T *W, __global int *flag, int slot, __local int *red) {
+	int l = get_local_id(0), ls = get_local_size(0);
+	int m = 0;
+	for (long e = get_global_id(0); e < nn; e += get_global_size(0))
+		m = max(m, as_int((float)fabs(W[e])));
+	red[l] = m;
+	barrier(CLK_LOCAL_MEM_FENCE);
+	for (int h = ls / 2; h > 0; h >>= 1) {
+		if (l < h) red[l] = max(red[l], red[l + h]);
+		barrier(CLK_LOCAL_MEM_FENCE);
+	}
+	if (l == 0) atomic_max(flag + slot, red[0]);
+}

@@ -230,7 +230,7 @@ func benchLUPhases(b *testing.B, mode panelMode, nb, n int) {
 			}
 			b.StartTimer()
 			last = time.Now()
-			if err := factorBlocked(dev, prog, buf, ipiv, status, n, nb, mode, 0, phase); err != nil {
+			if err := factorBlocked(dev, prog, buf, ipiv, status, nil, n, nb, mode, 0, false, phase); err != nil {
 				b.Fatal(err)
 			}
 		}

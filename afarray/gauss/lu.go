@@ -135,6 +135,11 @@ type LU struct {
 	ipiv []int32
 	tour bool    // the pivots came from the tournament
 	tol  float64 // pivots of at most this magnitude count as zero
+	// invMax is the largest entry of the outer blocks' inverses in the
+	// last Factorize (0: none were taken); refactored says that it
+	// exceeded luInverseMax and the factors came from substitution.
+	invMax     float64
+	refactored bool
 
 	// Times of the last Factorize: transfer to the device, then the
 	// factorization including reading the pivots back, each without the
@@ -149,6 +154,7 @@ type LU struct {
 // (ErrSingular) and leaves the receiver unusable until the next Factorize.
 func (lu *LU) Factorize(dev *kernels.Device, a mat.Matrix) error {
 	lu.Release()
+	lu.invMax, lu.refactored = 0, false
 	if dev == nil {
 		return fmt.Errorf("%w: nil device", ErrVariant)
 	}
@@ -183,49 +189,21 @@ func (lu *LU) Factorize(dev *kernels.Device, a mat.Matrix) error {
 		return err
 	}
 	ld := kernels.RoundUp(n, nb)
-	var host []float64
-	var amax float64
-	if raw, ok := a.(mat.RawMatrixer); ok && ld == n && raw.RawMatrix().Stride == n {
-		// Already in the device layout: no copy, only the scan.
-		host = raw.RawMatrix().Data[:n*n]
-		amax = packRows(n, func(i0, i1 int) float64 {
-			m := 0.0
-			for _, v := range host[i0*n : i1*n] {
-				if av := math.Abs(v); av > m || av != av {
-					m = av // a NaN entry makes the maximum NaN
-				}
-			}
-			return m
-		})
-	} else {
-		host = make([]float64, ld*ld)
-		amax = packRows(n, func(i0, i1 int) float64 {
-			m := 0.0
-			for i := i0; i < i1; i++ {
-				m = math.Max(m, copyRow(host[i*ld:], a, i, n))
-			}
-			return m
-		})
-	}
+	host, amax := packMatrix(a, n, ld)
 	if err := checkEntries(amax); err != nil {
 		return err
 	}
 	tol := pivotTolerance(n, epsilon64, amax)
-	// The padding's diagonal matches the matrix's largest entry so that it
-	// never looks like a small pivot.
-	for i := n; i < ld; i++ {
-		host[i*ld+i] = max(amax, 1)
-	}
 	buf, err := dev.Alloc(int64(8 * ld * ld))
 	if err != nil {
 		return err
 	}
-	if err := buf.Write(0, host); err != nil {
+	if err := uploadMatrix(buf, host, n, ld, amax); err != nil {
 		buf.Release()
 		return err
 	}
 	host = nil
-	status, err := newStatus(dev)
+	status, err := newFactorStatus(dev)
 	if err != nil {
 		buf.Release()
 		return err
@@ -256,25 +234,136 @@ func (lu *LU) Factorize(dev *kernels.Device, a mat.Matrix) error {
 		return err
 	}
 	upload := clock.lap()
-	if err := factorBlocked(dev, prog, buf, ipivBuf, status, ld, nb, mode, tol, nil); err != nil {
-		buf.Release()
-		return err
-	}
 	ipiv := make([]int32, ld)
-	if err := ipivBuf.Read(0, ipiv); err != nil {
-		buf.Release()
-		return err
+	var word [2]int32
+	refactored := false
+	for subst := false; ; subst = true {
+		if err := factorBlocked(dev, prog, buf, ipivBuf, status, status, ld, nb, mode, tol, subst, nil); err != nil {
+			buf.Release()
+			return err
+		}
+		if err := ipivBuf.Read(0, ipiv); err != nil {
+			buf.Release()
+			return err
+		}
+		// One read: the first zero pivot and the inverses' largest entry.
+		if err := status.Read(0, word[:]); err != nil {
+			buf.Release()
+			return err
+		}
+		if !subst {
+			lu.invMax = float64(math.Float32frombits(uint32(word[guardWord])))
+		}
+		if subst || lu.invMax <= luInverseMax { // a NaN in W goes on
+			break
+		}
+		// An outer block's L11 was too ill-conditioned for its inverse
+		// (luInverseMax): the factors may be far off, and so may a zero
+		// pivot reported after it. Again from the matrix, by substitution.
+		refactored = true
+		host, _ = packMatrix(a, n, ld)
+		err := uploadMatrix(buf, host, n, ld, amax)
+		host = nil
+		if err == nil {
+			err = status.Write(0, []int32{noSingular, 0})
+		}
+		if err != nil {
+			buf.Release()
+			return err
+		}
 	}
-	if err := readStatus(status, !lu.NoPivot); err != nil {
+	if word[0] != noSingular {
 		buf.Release()
-		return err
+		return &SingularError{Pivot: int(word[0]), Pivoting: !lu.NoPivot}
 	}
 	lu.dev, lu.prog, lu.n, lu.ld, lu.nb, lu.a, lu.ipiv, lu.tol = dev, prog, n, ld, nb, buf, ipiv, tol
 	lu.solver, lu.subst = solver, false
 	lu.tour = mode == panelTournament
+	lu.refactored = refactored
 	lu.upload, lu.factor = upload, clock.lap()
 	lu.compile = clock.compile
 	return nil
+}
+
+// guardWord is the word of Factorize's status buffer (after the first
+// zero pivot's, word 0) that collects max |W| of the outer blocks'
+// inverses W = inv(L11), as float32 bits (dense.TrsmInverseMax).
+const guardWord = 1
+
+// luInverseMax is the largest max |inv(L11)| of an outer block that
+// Factorize accepts from the solves by the inverse; above it (or NaN) it
+// factorizes again by substitution. Why this bound: the inverse's
+// residual exceeds substitution's by up to kappa(L11) = || |inv(L11)|
+// |L11| || <= ||inv(L11)|| ||L11|| (Du Croz and Higham; dense.TrsmInverse),
+// and U12 = inv(L11) A12 carries an error of about u * max|W| * ||A12||
+// per entry (sums of ow products, partly cancelling), so the LU's
+// backward error grows about in proportion to max |W|: review8's matrix
+// with multipliers -0.2 (max |W| 1.6e4 at PoCL's order 64) gave 5.7e-15
+// against substitution's 1.9e-17 (300 times). A bound of 1e3, 16 times
+// lower, keeps the loss to tens (backward errors about 1e-15 at worst),
+// and lies two orders of magnitude above everything measured (2026-11-23,
+// notes/fguard8.md; blocks of 64, 256 and 512): gonum's GEPP of random matrices
+// (uniform and normal entries, n = 512..8192) max |W| <= 3.8; the
+// device's factors on PoCL (n = 512..2048, panels of 16 and 32) partial
+// pivoting <= 2.7, tournament <= 5.2; GEPP of the collection's 14
+// matrices (../shared/matrices, n up to 4884) <= 10.2 (msc04515, block
+// 512), 1 for most; the device's tournament of the 7 largest (panels of
+// 32, PoCL) <= 10.2 (msc04515 again; bcsstk13 6.6). Multipliers that
+// conspire give far more, growing with the block: inv(L) = 0.5 * 1.5^(i-j-1)
+// for multipliers -0.5 (4e10 at order 64; the computed W read 3e17 at
+// 512), 0.2 * 1.2^(i-j-1) for -0.2 (1.6e4 at 64, 6e16 at 256), where the
+// inverse's factors gave backward errors of 5e-9 (64) and 3e-3 to 9e-3
+// (256, 512) on PoCL (TestLUInverseGuard).
+var luInverseMax = 1e3
+
+// newFactorStatus is Factorize's status buffer: word 0 the first zero
+// pivot (noSingular: none; see newStatus), word guardWord max |W| (0).
+func newFactorStatus(dev *kernels.Device) (*kernels.Buffer, error) {
+	s, err := dev.Alloc(8)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Write(0, []int32{noSingular, 0}); err != nil {
+		s.Release()
+		return nil, err
+	}
+	return s, nil
+}
+
+// packMatrix returns the n x n matrix a in the device's layout (row-major,
+// ld x ld; a's own data where it already is) and its largest magnitude
+// (NaN if any entry is NaN).
+func packMatrix(a mat.Matrix, n, ld int) ([]float64, float64) {
+	if raw, ok := a.(mat.RawMatrixer); ok && ld == n && raw.RawMatrix().Stride == n {
+		// Already in the device layout: no copy, only the scan.
+		host := raw.RawMatrix().Data[:n*n]
+		return host, packRows(n, func(i0, i1 int) float64 {
+			m := 0.0
+			for _, v := range host[i0*n : i1*n] {
+				if av := math.Abs(v); av > m || av != av {
+					m = av // a NaN entry makes the maximum NaN
+				}
+			}
+			return m
+		})
+	}
+	host := make([]float64, ld*ld)
+	return host, packRows(n, func(i0, i1 int) float64 {
+		m := 0.0
+		for i := i0; i < i1; i++ {
+			m = math.Max(m, copyRow(host[i*ld:], a, i, n))
+		}
+		return m
+	})
+}
+
+// uploadMatrix writes the packed matrix to buf, its padding's diagonal
+// set to max(amax, 1) so that it never looks like a small pivot.
+func uploadMatrix(buf *kernels.Buffer, host []float64, n, ld int, amax float64) error {
+	for i := n; i < ld; i++ {
+		host[i*ld+i] = max(amax, 1)
+	}
+	return buf.Write(0, host)
 }
 
 func luProgram(dev *kernels.Device, nb int) (*kernels.Program, error) {
@@ -352,14 +441,17 @@ func panelGroups(info kernels.DeviceInfo, local int) int {
 //
 // phase, when not nil, is called after the launches of each phase (0 the
 // panel, 1 the exchanges and triangular solve, 2 the update), so that a
-// benchmark can wait there and time them; production passes nil.
-func factorBlocked(dev *kernels.Device, prog *kernels.Program, a, ipiv, status *kernels.Buffer, ld, nb int, mode panelMode, tol float64,
-	phase func(int) error) error {
+// benchmark can wait there and time them; production passes nil. subst
+// makes the outer blocks' solves substitution (Trsm) instead of
+// multiplications by L11's inverse; guard, when not nil, collects the
+// inverses' max |W| in its word guardWord (outerUpdate).
+func factorBlocked(dev *kernels.Device, prog *kernels.Program, a, ipiv, status, guard *kernels.Buffer, ld, nb int, mode panelMode, tol float64,
+	subst bool, phase func(int) error) error {
 	if phase == nil {
 		phase = func(int) error { return nil }
 	}
 	if mode == panelTournament {
-		return factorTournament(dev, prog, a, ipiv, status, ld, nb, tol, phase)
+		return factorTournament(dev, prog, a, ipiv, status, guard, ld, nb, tol, subst, phase)
 	}
 	pivot := mode == panelPartial
 	var ks [4]*kernels.Kernel
@@ -438,10 +530,7 @@ func factorBlocked(dev *kernels.Device, prog *kernels.Program, a, ipiv, status *
 	// product A22^T -= U12^T L21^T on the same buffer.
 	at := dense.Mat{Buf: a, Rows: ld, Cols: ld, LD: ld}
 	ow := outerBlock(dev, nb, ld)
-	work, err := outerScratch(alloc, ld, ow)
-	if err != nil {
-		return err
-	}
+	work := outerScratch(alloc, ld, ow, subst)
 	for k0 := 0; k0 < ld; k0 += ow {
 		cend := min(ld, k0+ow)
 		for k := k0; k < cend; k += nb {
@@ -483,7 +572,7 @@ func factorBlocked(dev *kernels.Device, prog *kernels.Program, a, ipiv, status *
 				return err
 			}
 		}
-		if err := outerUpdate(eng, at, k0, cend, work, phase); err != nil {
+		if err := outerUpdate(eng, at, k0, cend, work, guard, phase); err != nil {
 			return err
 		}
 	}
@@ -504,6 +593,14 @@ func (lu *LU) Release() {
 	}
 	lu.a, lu.ipiv, lu.n, lu.solver = nil, nil, 0, nil
 }
+
+// Refactored reports whether the last Factorize found an outer block's
+// L11 too ill-conditioned for the solve by its inverse and factorized the
+// matrix again with substitution (correct, and slower: a second
+// factorization with the slower solves). It never does for random
+// matrices or the test collection; matrices whose multipliers conspire
+// (a unit lower L with all multipliers -0.5, say) do.
+func (lu *LU) Refactored() bool { return lu.refactored }
 
 // Order returns the order n of the factorized matrix, or 0 before a
 // successful Factorize.

@@ -99,22 +99,33 @@ func innerUpdate(eng *dense.Engine, at dense.Mat, k, nb, cend int, phase func(in
 //
 // The solve multiplies by L11's explicit inverse (dense.TrsmInverse, work
 // its scratch from outerScratch): L11 is unit lower with multipliers
-// bounded by the pivoting, so its condition is modest and the inverse's
-// error bound (kappa(L11) times substitution's residual) stays small, as
-// in MAGMA-style GPU LUs. On an H100 (2026-11-23) Trsm's substitution took
-// 22-24 us per 32-column leaf launch, 1.2 ms of the 10.6 ms factorization
-// at n = 2047 and 5.6 of 69 ms at 8192, plus its recursion's GEMMs.
-// OCLSOLVE_LU_TRSM=subst takes Trsm instead (benchmarks).
-func outerUpdate(eng *dense.Engine, at dense.Mat, k0, cend int, work *kernels.Buffer, phase func(int) error) error {
+// bounded by the pivoting, and for the matrices met in practice its
+// inverse is small and the inverse's error bound (kappa(L11) times
+// substitution's residual) stays small, as in MAGMA-style GPU LUs. Not for
+// every matrix: a unit lower L with every multiplier -0.5, which partial
+// pivoting keeps, has inverse entries 0.5 * 1.5^(i-j-1) (1e10 at order
+// 64, beyond the doubles at 512), and the solve's residual was 1e-2 at the
+// GPU's orders (review8, PoCL, 2026-11-23). Hence the guard: with guard
+// non-nil, each inverse's max |W| raises word 1 of guard on the device
+// (dense.TrsmInverseMax), Factorize reads it with the status and, above
+// luInverseMax, factorizes again by substitution. On an H100 (2026-11-23)
+// Trsm's substitution took 22-24 us per 32-column leaf launch, 1.2 ms of
+// the 10.6 ms factorization at n = 2047 and 5.6 of 69 ms at 8192, plus its
+// recursion's GEMMs. OCLSOLVE_LU_TRSM=subst takes Trsm instead
+// (benchmarks).
+func outerUpdate(eng *dense.Engine, at dense.Mat, k0, cend int, work, guard *kernels.Buffer, phase func(int) error) error {
 	m, w := at.Rows-cend, cend-k0
 	if m <= 0 {
 		return nil
 	}
 	var err error
-	if work == nil {
+	switch {
+	case work == nil:
 		err = eng.Trsm(dense.Right, dense.Upper, false, dense.Unit, 1, at.Sub(k0, k0, w, w), at.Sub(cend, k0, m, w))
-	} else {
+	case guard == nil:
 		err = eng.TrsmInverse(dense.Right, dense.Upper, false, dense.Unit, 1, at.Sub(k0, k0, w, w), at.Sub(cend, k0, m, w), work)
+	default:
+		err = eng.TrsmInverseMax(dense.Right, dense.Upper, false, dense.Unit, 1, at.Sub(k0, k0, w, w), at.Sub(cend, k0, m, w), work, guard, guardWord)
 	}
 	if err != nil {
 		return errKernel("outer trsm", err)
@@ -130,18 +141,25 @@ func outerUpdate(eng *dense.Engine, at dense.Mat, k0, cend int, work *kernels.Bu
 
 // outerScratch allocates (through alloc) outerUpdate's scratch for an LU of
 // order ld in outer blocks of ow: nil where no outer block has rows below
-// it, or with OCLSOLVE_LU_TRSM=subst.
-func outerScratch(alloc func(int) (*kernels.Buffer, error), ld, ow int) (*kernels.Buffer, error) {
-	if ld <= ow || os.Getenv("OCLSOLVE_LU_TRSM") == "subst" {
-		return nil, nil
+// it, with subst or OCLSOLVE_LU_TRSM=subst, and where the allocation fails
+// (the scratch, about ow * ld doubles, 34 MB at n = 8192, must not make a
+// factorization that fits without it fail: substitution needs none).
+func outerScratch(alloc func(int) (*kernels.Buffer, error), ld, ow int, subst bool) *kernels.Buffer {
+	if subst || ld <= ow || os.Getenv("OCLSOLVE_LU_TRSM") == "subst" {
+		return nil
 	}
-	return alloc(8 * int(dense.TrsmInverseWorkspace(ow, ld-ow)))
+	w, err := alloc(8 * int(dense.TrsmInverseWorkspace(ow, ld-ow)))
+	if err != nil {
+		return nil
+	}
+	return w
 }
 
 // luOuterBlock, when positive, is the blocked LU's outer block on a GPU (a
 // multiple of the panel width; the panel width itself: one level); 0 takes
 // 256 columns up to gpuSmallOrder and 512 above. On other devices the
-// outer block is four panels, so that the tests exercise both levels. A
+// outer block is four panels, so that the tests exercise both levels, and
+// luOuterBlock when positive. A
 // variable so that a benchmark can compare; OCLSOLVE_LU_OUTER=w sets it for
 // a whole process (bench dense, to compare outer blocks on a GPU in one
 // call; ignored unless a positive integer). Measured on an H100 (partial
@@ -161,15 +179,14 @@ func envPositive(name string) int {
 
 func outerBlock(dev *kernels.Device, nb, n int) int {
 	ow := 4 * nb
-	if isGPU(dev) {
-		switch {
-		case luOuterBlock > 0:
-			ow = luOuterBlock
-		case n <= gpuSmallOrder:
-			ow = 256
-		default:
-			ow = 512
-		}
+	switch {
+	case luOuterBlock > 0:
+		ow = luOuterBlock // on any device: tests take the GPU's blocks on PoCL
+	case !isGPU(dev):
+	case n <= gpuSmallOrder:
+		ow = 256
+	default:
+		ow = 512
 	}
 	return max(nb, ow/nb*nb)
 }
@@ -249,8 +266,8 @@ func tselTree(m, nb, rl int) (cand, cnt int) {
 // column steps (about 36 us) dominate, not the launches.
 // phase is factorBlocked's: after the tournament (0), lu_tapply (1), the
 // update (2).
-func factorTournament(dev *kernels.Device, prog *kernels.Program, a, ipiv, status *kernels.Buffer, ld, nb int, tol float64,
-	phase func(int) error) error {
+func factorTournament(dev *kernels.Device, prog *kernels.Program, a, ipiv, status, guard *kernels.Buffer, ld, nb int, tol float64,
+	subst bool, phase func(int) error) error {
 	tl := tournamentLocal(dev, nb)
 	if tl == 0 {
 		return fmt.Errorf("%w: tournament pivoting with block size %d", ErrVariant, nb)
@@ -330,10 +347,7 @@ func factorTournament(dev *kernels.Device, prog *kernels.Program, a, ipiv, statu
 	// updated by one GEMM with ow inner columns, which the dense core runs
 	// far faster than ow/nb updates of nb.
 	ow := outerBlock(dev, nb, ld)
-	work, err := outerScratch(alloc, ld, ow)
-	if err != nil {
-		return err
-	}
+	work := outerScratch(alloc, ld, ow, subst)
 	for k0 := 0; k0 < ld; k0 += ow {
 		cend := min(ld, k0+ow)
 		for k := k0; k < cend; k += nb {
@@ -355,7 +369,7 @@ func factorTournament(dev *kernels.Device, prog *kernels.Program, a, ipiv, statu
 				return err
 			}
 		}
-		if err := outerUpdate(eng, at, k0, cend, work, phase); err != nil {
+		if err := outerUpdate(eng, at, k0, cend, work, guard, phase); err != nil {
 			return err
 		}
 	}
