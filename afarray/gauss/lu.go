@@ -791,7 +791,7 @@ func solveBlocked(dev *kernels.Device, a mat.Matrix, b []float64, n int, opts Op
 	}
 	rep := &Report{Device: dev.Name(), Variant: VariantBlocked, Pivot: opts.Pivot, N: n,
 		Upload: lu.upload, Eliminate: lu.factor, BackSubstitution: clock.lap(), BackSubTiles: tiles, BlockSize: lu.nb,
-		Tournament: lu.tour}
+		Tournament: lu.tour, Refactored: lu.refactored, SolveSubstituted: lu.subst}
 	rep.Compile = lu.compile + clock.compile
 	rep.finish(start, launches0, dev)
 	return x, rep, nil

@@ -145,3 +145,25 @@ func TestOuterScratchFallback(t *testing.T) {
 		t.Error("one outer block allocated scratch")
 	}
 }
+
+// TestSolveReportsGuards: gauss.Solve's report says when the blocked LU
+// refactored by substitution, and not otherwise.
+func TestSolveReportsGuards(t *testing.T) {
+	dev := testDevice(t)
+	a, b := conspiringLU(256, -0.5, 256)
+	_, rep, err := Solve(dev, a, b, Options{Pivot: true, Variant: VariantBlocked, BlockSize: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Refactored {
+		t.Error("the -0.5 matrix: Report.Refactored false")
+	}
+	r, rb := randomSystem(256, 7, false)
+	_, rep, err = Solve(dev, r, rb, Options{Pivot: true, Variant: VariantBlocked, BlockSize: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Refactored || rep.SolveSubstituted {
+		t.Errorf("a random matrix: Refactored %v, SolveSubstituted %v", rep.Refactored, rep.SolveSubstituted)
+	}
+}

@@ -75,6 +75,12 @@ type Report struct {
 	BackSubTiles int   // back-substitution tiles (1 when 2n values fit in local memory)
 	BlockSize    int   // panel width of the blocked LU (0 for the other variants)
 	Tournament   bool  // the blocked LU's pivots came from the tournament (PivotingTournament)
+	// Refactored says that the blocked LU's first factorization multiplied
+	// by an outer block's inverse too large to trust (LU.Refactored) and the
+	// factors came from a second one by substitution; SolveSubstituted that
+	// the solve's inverted diagonal blocks were too ill-conditioned and it
+	// was done by substitution. Both are correct, only slower.
+	Refactored, SolveSubstituted bool
 	// GFlops is the rate of the nominal 2/3 n^3 + 2 n^2 operations over Total.
 	GFlops float64
 }

@@ -61,6 +61,12 @@ func runGauss(p *solveProblem, o *solveOptions) (*solveOutcome, error) {
 		notes = append(notes, "image variant: float32 textures, accuracy of float32")
 	case gauss.VariantBlocked:
 		notes = append(notes, fmt.Sprintf("blocked LU, panel width %d", rep.BlockSize))
+		if rep.Refactored {
+			notes = append(notes, "an outer block's triangle was too ill-conditioned for its inverse: factorized again by substitution")
+		}
+		if rep.SolveSubstituted {
+			notes = append(notes, "the solve's diagonal blocks were too ill-conditioned for their inverses: solved by substitution")
+		}
 	default:
 		notes = append(notes, "ping-pong elimination, one launch per pivot step")
 	}
