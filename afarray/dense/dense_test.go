@@ -132,6 +132,23 @@ func (d devMat) download(t *testing.T) *mat.Dense {
 	return out
 }
 
+// gemmOperands returns random device operands (their host values in
+// .host) for a product of m x n by depth k with the transpositions tt (A
+// stored k x m when tt[0], B n x k when tt[1]; C m x n).
+func gemmOperands(t *testing.T, rng *rand.Rand, dev *kernels.Device, dt DType, m, n, k int, tt [2]bool) (a, b, c devMat) {
+	t.Helper()
+	ar, ac := m, k
+	if tt[0] {
+		ar, ac = k, m
+	}
+	br, bc := k, n
+	if tt[1] {
+		br, bc = n, k
+	}
+	ha, hb, hc := random(rng, ar, ac), random(rng, br, bc), random(rng, m, n)
+	return upload(t, dev, dt, ha, ar, ac), upload(t, dev, dt, hb, br, bc), upload(t, dev, dt, hc, m, n)
+}
+
 func random(rng *rand.Rand, r, c int) *mat.Dense {
 	if r == 0 || c == 0 {
 		return &mat.Dense{}
@@ -285,16 +302,7 @@ func checkGemmShapes(t *testing.T, rng *rand.Rand, e *Engine) {
 	for _, s := range gemmShapes {
 		for _, tt := range [][2]bool{{false, false}, {false, true}, {true, false}, {true, true}} {
 			m, n, k := s[0], s[1], s[2]
-			ar, ac := m, k
-			if tt[0] {
-				ar, ac = k, m
-			}
-			br, bc := k, n
-			if tt[1] {
-				br, bc = n, k
-			}
-			ha, hb, hc := random(rng, ar, ac), random(rng, br, bc), random(rng, m, n)
-			a, b, c := upload(t, dev, dt, ha, ar, ac), upload(t, dev, dt, hb, br, bc), upload(t, dev, dt, hc, m, n)
+			a, b, c := gemmOperands(t, rng, dev, dt, m, n, k, tt)
 			alpha, beta := 1.5, -0.5
 			if err := e.Gemm(tt[0], tt[1], alpha, a.Mat, b.Mat, beta, c.Mat); err != nil {
 				t.Fatalf("%s %s %v %v: %v", dt, cfg, s, tt, err)

@@ -74,16 +74,7 @@ func checkPackedShapes(t *testing.T, rng *rand.Rand, dev *kernels.Device, dt DTy
 	for _, s := range gemmShapes {
 		for _, tt := range [][2]bool{{false, false}, {false, true}, {true, false}, {true, true}} {
 			m, n, k := s[0], s[1], s[2]
-			ar, ac := m, k
-			if tt[0] {
-				ar, ac = k, m
-			}
-			br, bc := k, n
-			if tt[1] {
-				br, bc = n, k
-			}
-			ha, hb, hc := random(rng, ar, ac), random(rng, br, bc), random(rng, m, n)
-			a, b, c := upload(t, dev, dt, ha, ar, ac), upload(t, dev, dt, hb, br, bc), upload(t, dev, dt, hc, m, n)
+			a, b, c := gemmOperands(t, rng, dev, dt, m, n, k, tt)
 			alpha, beta := 1.5, -0.5
 			if err := g.launch(nil, dt, tt[0], tt[1], e.scalar(alpha), e.scalar(beta), a.Mat, b.Mat, c.Mat, k, false); err != nil {
 				t.Fatalf("%s %s %v %v: %v", dt, g.cfg, s, tt, err)

@@ -67,25 +67,15 @@ func TestGemmSmall(t *testing.T) {
 					if _, ok := e.small.pick(e.tiled, m, n, k, false); !ok {
 						t.Fatalf("%dx%dx%d not on the thin path", m, n, k)
 					}
-					ar, ac := m, k
-					if tt[0] {
-						ar, ac = k, m
-					}
-					br, bc := k, n
-					if tt[1] {
-						br, bc = n, k
-					}
-					ha, hb, hc := random(rng, ar, ac), random(rng, br, bc), random(rng, m, n)
-					a, b, c := upload(t, dev, dt, ha, ar, ac), upload(t, dev, dt, hb, br, bc), upload(t, dev, dt, hc, m, n)
+					a, b, c := gemmOperands(t, rng, dev, dt, m, n, k, tt)
 					alpha, beta := -1.25, 0.5
 					if k == 31 {
 						beta = 0
-						for j := 0; j < n; j++ {
-							for i := 0; i < m; i++ {
-								hc.Set(i, j, math.NaN())
-							}
+						nan := mat.NewDense(m, n, nil)
+						for i := range nan.RawMatrix().Data {
+							nan.RawMatrix().Data[i] = math.NaN()
 						}
-						c = upload(t, dev, dt, hc, m, n)
+						c = upload(t, dev, dt, nan, m, n)
 					}
 					if err := e.Gemm(tt[0], tt[1], alpha, a.Mat, b.Mat, beta, c.Mat); err != nil {
 						t.Fatal(err)

@@ -78,24 +78,9 @@ func (e *Engine) TrsmInverseMax(side Side, uplo Uplo, trans bool, diag Diag, alp
 }
 
 func (e *Engine) trsmInverse(side Side, uplo Uplo, trans bool, diag Diag, alpha float64, t, b Mat, work, flag *kernels.Buffer, slot int) error {
-	if side != Left && side != Right || uplo != Lower && uplo != Upper || diag != NonUnit && diag != Unit {
-		return fmt.Errorf("dense: TrsmInverse: %w: side %d, uplo %d, diag %d", ErrArgument, side, uplo, diag)
-	}
-	order, nv := b.Rows, b.Cols
-	if side == Right {
-		order, nv = b.Cols, b.Rows
-	}
-	if t.Rows != order || t.Cols != order {
-		return fmt.Errorf("dense: TrsmInverse: %w: triangle %dx%d, B %dx%d", ErrShape, t.Rows, t.Cols, b.Rows, b.Cols)
-	}
-	if err := e.checkAll("TrsmInverse", namedMat{"T", t}, namedMat{"B", b}); err != nil {
+	order, nv, err := e.checkTriangular("TrsmInverse", side, uplo, diag, t, b)
+	if err != nil || b.Rows == 0 || b.Cols == 0 {
 		return err
-	}
-	if err := checkDisjoint("TrsmInverse", namedMat{"B", b}, namedMat{"T", t}); err != nil {
-		return err
-	}
-	if b.Rows == 0 || b.Cols == 0 {
-		return nil
 	}
 	if e.trinvPrepK == nil {
 		return e.Trsm(side, uplo, trans, diag, alpha, t, b)

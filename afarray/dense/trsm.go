@@ -36,30 +36,39 @@ const (
 // GEMM that updates the second half, the second half; 32-wide leaves are
 // solved by one launch each with the block in local memory.
 func (e *Engine) Trsm(side Side, uplo Uplo, trans bool, diag Diag, alpha float64, t, b Mat) error {
-	if side != Left && side != Right || uplo != Lower && uplo != Upper || diag != NonUnit && diag != Unit {
-		return fmt.Errorf("dense: Trsm: %w: side %d, uplo %d, diag %d", ErrArgument, side, uplo, diag)
-	}
-	order := b.Rows
-	if side == Right {
-		order = b.Cols
-	}
-	if t.Rows != order || t.Cols != order {
-		return fmt.Errorf("dense: Trsm: %w: triangle %dx%d, B %dx%d", ErrShape, t.Rows, t.Cols, b.Rows, b.Cols)
-	}
-	if err := e.checkAll("Trsm", namedMat{"T", t}, namedMat{"B", b}); err != nil {
+	order, _, err := e.checkTriangular("Trsm", side, uplo, diag, t, b)
+	if err != nil || b.Rows == 0 || b.Cols == 0 {
 		return err
-	}
-	if err := checkDisjoint("Trsm", namedMat{"B", b}, namedMat{"T", t}); err != nil {
-		return err
-	}
-	if b.Rows == 0 || b.Cols == 0 {
-		return nil
 	}
 	// The vector problem M x = alpha b: M = op(T) on the left, op(T)^T on
 	// the right; tr says whether M(i,k) is T(k,i).
 	tr := trans != (side == Right)
 	lowerM := (uplo == Lower) != tr
 	return e.trsmRec(side, lowerM, tr, diag == Unit, alpha, t, b, 0, order)
+}
+
+// checkTriangular checks the arguments of a triangular solve named op
+// (Trsm, TrsmInverse): the enums, T square of B's order on its side, both
+// matrices on the engine's device and dtype and not overlapping. It
+// returns the order and the number of vectors (B's other dimension).
+func (e *Engine) checkTriangular(op string, side Side, uplo Uplo, diag Diag, t, b Mat) (order, vectors int, err error) {
+	if side != Left && side != Right || uplo != Lower && uplo != Upper || diag != NonUnit && diag != Unit {
+		return 0, 0, fmt.Errorf("dense: %s: %w: side %d, uplo %d, diag %d", op, ErrArgument, side, uplo, diag)
+	}
+	order, vectors = b.Rows, b.Cols
+	if side == Right {
+		order, vectors = b.Cols, b.Rows
+	}
+	if t.Rows != order || t.Cols != order {
+		return 0, 0, fmt.Errorf("dense: %s: %w: triangle %dx%d, B %dx%d", op, ErrShape, t.Rows, t.Cols, b.Rows, b.Cols)
+	}
+	if err := e.checkAll(op, namedMat{"T", t}, namedMat{"B", b}); err != nil {
+		return 0, 0, err
+	}
+	if err := checkDisjoint(op, namedMat{"B", b}, namedMat{"T", t}); err != nil {
+		return 0, 0, err
+	}
+	return order, vectors, nil
 }
 
 // trsmRec solves the elements [k0, k1) of every vector for the right-hand

@@ -17,25 +17,34 @@ import (
 // entries -m (1+m)^(i-j-1)), review8's finding 2. And a right-hand side.
 func conspiringLU(n int, m float64, seed uint64) (*mat.Dense, []float64) {
 	rng := rand.New(rand.NewPCG(seed, 3))
+	a := productLU(n, rng, func() float64 { return m }, func(int) float64 { return 1 + rng.Float64() })
+	b := make([]float64, n)
+	for i := range b {
+		b[i] = 2*rng.Float64() - 1
+	}
+	return a, b
+}
+
+// productLU returns L U of order n: L unit lower with the multipliers
+// mult() (row after row), U upper with the diagonal diag(i) and entries
+// above it uniform in [-0.1, 0.1] from rng. The guard tests build their
+// matrices from the factors they want.
+func productLU(n int, rng *rand.Rand, mult func() float64, diag func(i int) float64) *mat.Dense {
 	l := mat.NewDense(n, n, nil)
 	u := mat.NewDense(n, n, nil)
 	for i := 0; i < n; i++ {
 		l.Set(i, i, 1)
 		for j := 0; j < i; j++ {
-			l.Set(i, j, m)
+			l.Set(i, j, mult())
 		}
-		u.Set(i, i, 1+rng.Float64())
+		u.Set(i, i, diag(i))
 		for j := i + 1; j < n; j++ {
 			u.Set(i, j, 0.1*(2*rng.Float64()-1))
 		}
 	}
 	var a mat.Dense
 	a.Mul(l, u)
-	b := make([]float64, n)
-	for i := range b {
-		b[i] = 2*rng.Float64() - 1
-	}
-	return &a, b
+	return &a
 }
 
 // TestLUInverseGuard: the outer blocks' solves by L11's inverse gave these

@@ -18,21 +18,8 @@ import (
 // decades digits of the backward error (notes/review8.md, finding 2).
 func gradedLU(n int, decades float64, seed uint64) *mat.Dense {
 	rng := rand.New(rand.NewPCG(seed, 3))
-	l := mat.NewDense(n, n, nil)
-	u := mat.NewDense(n, n, nil)
-	for i := 0; i < n; i++ {
-		l.Set(i, i, 1)
-		for j := 0; j < i; j++ {
-			l.Set(i, j, 0.3*(2*rng.Float64()-1))
-		}
-		u.Set(i, i, math.Pow(10, -decades*float64(i%64)/63))
-		for j := i + 1; j < n; j++ {
-			u.Set(i, j, 0.1*(2*rng.Float64()-1))
-		}
-	}
-	var a mat.Dense
-	a.Mul(l, u)
-	return &a
+	return productLU(n, rng, func() float64 { return 0.3 * (2*rng.Float64() - 1) },
+		func(i int) float64 { return math.Pow(10, -decades*float64(i%64)/63) })
 }
 
 // The guard on the chained solve's inverted diagonal blocks: on the graded
