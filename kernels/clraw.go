@@ -51,6 +51,18 @@ static cl_int oclsolve_enqueue_event(cl_command_queue q, cl_kernel k, cl_uint di
 	return clEnqueueNDRangeKernel(q, k, dim, NULL, global, local, 0, NULL, ev);
 }
 
+// clCreateCommandQueueWithProperties is OpenCL 2.0; the headers are asked
+// for 1.2, so its prototype is declared here (cl_queue_properties is a
+// cl_bitfield).
+extern CL_API_ENTRY cl_command_queue CL_API_CALL clCreateCommandQueueWithProperties(cl_context, cl_device_id,
+		const cl_bitfield *, cl_int *);
+
+static cl_command_queue oclsolve_queue_priority(cl_context ctx, cl_device_id dev, cl_bitfield props,
+		cl_bitfield priority, cl_int *err) {
+	cl_bitfield list[5] = { CL_QUEUE_PROPERTIES, props, 0x1096, priority, 0 }; // CL_QUEUE_PRIORITY_KHR
+	return clCreateCommandQueueWithProperties(ctx, dev, list, err);
+}
+
 static cl_int oclsolve_event_times(cl_event ev, cl_ulong *start, cl_ulong *end) {
 	cl_int err = clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof(cl_ulong), start, NULL);
 	if (err != CL_SUCCESS)
@@ -278,6 +290,24 @@ func (ev rawEvent) times() (start, end uint64, err error) {
 		return 0, 0, err
 	}
 	return uint64(s), uint64(e), nil
+}
+
+// createPriorityQueue creates an in-order queue of dev with the priority
+// hint priority (cl_khr_priority_hints: CL_QUEUE_PRIORITY_HIGH_KHR 1,
+// MED 2, LOW 4), profiling its commands with prof; go-opencl cannot.
+func createPriorityQueue(ctx *cl.Context, dev *cl.Device, prof bool, priority int) (*cl.CommandQueue, error) {
+	var props C.cl_bitfield
+	if prof {
+		props = C.CL_QUEUE_PROFILING_ENABLE
+	}
+	var err C.cl_int
+	q := C.oclsolve_queue_priority(rawContext(ctx), rawDevice(dev), props, C.cl_bitfield(priority), &err)
+	if e := check("clCreateCommandQueueWithProperties", err); e != nil {
+		return nil, e
+	}
+	out := new(cl.CommandQueue) // its first field is the handle; Release releases it
+	*(*C.cl_command_queue)(unsafe.Pointer(out)) = q
+	return out, nil
 }
 
 // flush submits queued commands without waiting for them (go-opencl's Flush

@@ -30,6 +30,7 @@ type Device struct {
 	ctx      *cl.Context
 	queue    *cl.CommandQueue
 	side     *cl.CommandQueue // the side queue (queue.go), nil until first used
+	sideHigh bool             // the side queue has a high priority hint (queue.go)
 	prof     *profiler        // kernel profiling (profile.go), nil when off
 
 	mu       sync.Mutex // guards the queue, kernel arguments and launches
@@ -214,7 +215,7 @@ func (d *Device) init() error {
 		var props cl.CommandQueueProperty
 		if ProfilingRequested() {
 			props = cl.CommandQueueProfilingEnable
-			d.prof = &profiler{}
+			d.prof = &profiler{timeline: timelineRequested()}
 		}
 		q, err := ctx.CreateCommandQueue(d.dev, props)
 		if err != nil {

@@ -36,13 +36,27 @@ import (
 const profileBatch = 4096
 
 // ProfilingRequested reports whether OCLSOLVE_PROFILE asks for kernel
-// profiling ("1", "on" or "true"): devices then time every launch.
+// profiling ("1", "on", "true" or "timeline"): devices then time every
+// launch.
 func ProfilingRequested() bool {
 	switch strings.ToLower(os.Getenv("OCLSOLVE_PROFILE")) {
-	case "1", "on", "true", "yes":
+	case "1", "on", "true", "yes", "timeline":
 		return true
 	}
 	return false
+}
+
+// timelineRequested reports whether OCLSOLVE_PROFILE=timeline asks for
+// every launch's times (Profile.Timeline) besides the totals.
+func timelineRequested() bool { return strings.ToLower(os.Getenv("OCLSOLVE_PROFILE")) == "timeline" }
+
+// LaunchTime is one launch of a Profile's timeline.
+type LaunchTime struct {
+	Name string
+	Side bool // launched on the side queue (queue.go)
+	// Start and End are the device's times of the launch, from the
+	// profile's first launch's start.
+	Start, End time.Duration
 }
 
 // KernelTime is the device time of one kernel's launches.
@@ -73,6 +87,10 @@ type Profile struct {
 	// queue Span - Busy is the device's idle time between launches: launch
 	// overhead, host stalls and transfers (which are not launches).
 	Busy, Span time.Duration
+	// Timeline, with OCLSOLVE_PROFILE=timeline, lists every launch in the
+	// order of enqueueing: where two queues ran side by side, their
+	// launches' intervals overlap.
+	Timeline []LaunchTime
 }
 
 // Launches is the number of launches profiled.
@@ -122,11 +140,21 @@ type profiler struct {
 	totals      map[string]*KernelTime
 	first, last uint64 // device clock (ns) of the earliest start and latest end folded in
 	busy        time.Duration
+	timeline    bool // keep every launch's times (OCLSOLVE_PROFILE=timeline)
+	launches    []timedSpan
 }
 
 type timedLaunch struct {
 	name string
+	side bool
 	ev   rawEvent
+}
+
+// timedSpan is a folded launch of the timeline, on the device's clock (ns).
+type timedSpan struct {
+	name       string
+	side       bool
+	start, end uint64
 }
 
 // Profiling reports whether the device times its launches (OCLSOLVE_PROFILE
@@ -143,9 +171,9 @@ func (d *Device) Profiling() bool {
 // mu held. A fold error is kept for Profile, not returned: the launch was
 // enqueued, and an error would tell its caller otherwise (lu_trsv.cl's
 // tickets, for one, count the launches that ran).
-func (p *profiler) record(name string, ev rawEvent, gated bool) {
+func (p *profiler) record(name string, side bool, ev rawEvent, gated bool) {
 	liveEvents.Add(-1) // the profiler's own (fold gives it back to release it)
-	p.pending = append(p.pending, timedLaunch{name, ev})
+	p.pending = append(p.pending, timedLaunch{name, side, ev})
 	if len(p.pending) >= profileBatch && !gated {
 		if err := p.fold(); err != nil && p.err == nil {
 			p.err = err
@@ -188,6 +216,9 @@ func (p *profiler) fold() error {
 			p.first = start
 		}
 		p.last = max(p.last, end)
+		if p.timeline {
+			p.launches = append(p.launches, timedSpan{l.name, l.side, start, end})
+		}
 	}
 	return nil
 }
@@ -224,6 +255,10 @@ func (d *Device) Profile() (Profile, error) {
 	if p.last > p.first {
 		out.Span = time.Duration(p.last - p.first)
 	}
-	*p = profiler{pending: p.pending[:0]}
+	for _, l := range p.launches {
+		out.Timeline = append(out.Timeline, LaunchTime{Name: l.name, Side: l.side,
+			Start: time.Duration(l.start - p.first), End: time.Duration(l.end - p.first)})
+	}
+	*p = profiler{pending: p.pending[:0], timeline: p.timeline}
 	return out, err
 }

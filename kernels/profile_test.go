@@ -75,6 +75,9 @@ func TestProfileChild(t *testing.T) {
 	if got := LiveEvents(); got != events {
 		t.Errorf("%d events kept after Profile, %d before the launches", got, events)
 	}
+	if len(p.Timeline) != 0 {
+		t.Errorf("OCLSOLVE_PROFILE=1 kept a timeline of %d launches", len(p.Timeline))
+	}
 	if s := p.String(); !strings.Contains(s, "axpy") || !strings.Contains(s, "launches") {
 		t.Errorf("table lacks the kernel:\n%s", s)
 	}
@@ -148,5 +151,78 @@ func TestProfileChildGate(t *testing.T) {
 	}
 	if p.Launches() != launches {
 		t.Errorf("profile has %d launches, want %d", p.Launches(), launches)
+	}
+}
+
+// TestProfileTimeline runs TestProfileTimelineChild in a child process
+// with OCLSOLVE_PROFILE=timeline.
+func TestProfileTimeline(t *testing.T) {
+	if os.Getenv("OCLSOLVE_PROFILE_CHILD") != "" {
+		t.Skip("in the child")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestProfileTimelineChild$", "-test.v", "-test.count=1")
+	cmd.Env = append(os.Environ(), "OCLSOLVE_PROFILE=timeline", "OCLSOLVE_PROFILE_CHILD=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: TestProfileTimelineChild ") {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+}
+
+// The timeline lists each launch with its queue, in the order of
+// enqueueing, on one clock: a side-queue launch that waited for the main
+// queue's event starts after the main queue's launches end.
+func TestProfileTimelineChild(t *testing.T) {
+	if os.Getenv("OCLSOLVE_PROFILE_CHILD") == "" {
+		t.Skip("run by TestProfileTimeline in a child process")
+	}
+	d := testDevice(t)
+	k := axpyKernel(t, d)
+	const n = 1 << 16
+	b, err := d.Alloc(8 * n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Release()
+	side, err := d.Side()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Profile(); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ {
+		if err := k.Launch([]int{n}, []int{64}, n, 0.5, b, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ev, err := d.Main().Marker()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ev.Release()
+	if err := side.WaitFor(ev); err != nil {
+		t.Fatal(err)
+	}
+	if err := k.LaunchOn(side, []int{n}, []int{64}, n, 0.5, b, b); err != nil {
+		t.Fatal(err)
+	}
+	p, err := d.Profile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl := p.Timeline
+	if len(tl) != 3 || tl[0].Side || tl[1].Side || !tl[2].Side {
+		t.Fatalf("timeline %+v: want two main-queue launches, then a side-queue one", tl)
+	}
+	for i, l := range tl {
+		if l.Name != "axpy" || l.Start < 0 || l.End < l.Start || l.End > p.Span {
+			t.Errorf("launch %d: %+v (span %v)", i, l, p.Span)
+		}
+	}
+	if tl[0].Start != 0 || tl[1].Start < tl[0].End || tl[2].Start < tl[1].End {
+		t.Errorf("launches out of order: %+v", tl)
+	}
+	if p, err := d.Profile(); err != nil || len(p.Timeline) != 0 {
+		t.Errorf("second Profile: timeline %+v, %v", p.Timeline, err)
 	}
 }

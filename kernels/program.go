@@ -266,7 +266,7 @@ func (k *Kernel) launch(q *Queue, global, local []int, args []any) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", k.name, err)
 		}
-		d.prof.record(k.name, ev, d.closed.Load() > 0)
+		d.prof.record(k.name, q != nil && q.side, ev, d.closed.Load() > 0)
 	} else if err := enqueue(raw, k.raw, global, local); err != nil {
 		return fmt.Errorf("%s: %w", k.name, err)
 	}

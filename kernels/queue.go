@@ -2,6 +2,9 @@ package kernels
 
 import (
 	"fmt"
+	"os"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/jgillich/go-opencl/cl"
@@ -38,17 +41,61 @@ func (d *Device) Side() (*Queue, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.side == nil {
-		var props cl.CommandQueueProperty
-		if d.prof != nil {
-			props = cl.CommandQueueProfilingEnable
+		high := sidePriority(d.info)
+		var q *cl.CommandQueue
+		var err error
+		if high {
+			q, err = createPriorityQueue(d.ctx, d.dev, d.prof != nil, priorityHigh)
+		} else {
+			var props cl.CommandQueueProperty
+			if d.prof != nil {
+				props = cl.CommandQueueProfilingEnable
+			}
+			q, err = d.ctx.CreateCommandQueue(d.dev, props)
 		}
-		q, err := d.ctx.CreateCommandQueue(d.dev, props)
 		if err != nil {
 			return nil, fmt.Errorf("%w: creating a second queue on %s: %v", ErrOpenCL, d.info.Name, err)
 		}
-		d.side = q
+		d.side, d.sideHigh = q, high
 	}
 	return &Queue{dev: d, side: true}, nil
+}
+
+// priorityHigh is CL_QUEUE_PRIORITY_HIGH_KHR (cl_khr_priority_hints).
+const priorityHigh = 1
+
+// sidePriority says whether the side queue is created with a high priority
+// hint: where the device lists cl_khr_priority_hints, unless
+// OCLSOLVE_SIDE_PRIORITY=normal; OCLSOLVE_SIDE_PRIORITY=high asks for it
+// on any device (Side fails where the hint is not supported, as on PoCL);
+// other values are ignored. The side queue carries a factorization's
+// latency-bound look-ahead, which a device that schedules by priority
+// could run between the work-groups of the main queue's large launches.
+// NVIDIA's OpenCL (H100, 2026-11-23) does not list the extension but
+// accepts a queue created with the hint, and runs it no differently:
+// dense's BenchmarkQueueOverlap measured the same with either.
+func sidePriority(info DeviceInfo) bool {
+	switch strings.ToLower(os.Getenv("OCLSOLVE_SIDE_PRIORITY")) {
+	case "high":
+		return true
+	case "normal":
+		return false
+	}
+	return slices.Contains(info.Extensions, "cl_khr_priority_hints")
+}
+
+// SidePriority reports "high" or "normal": the side queue's priority hint,
+// once it exists (Side); "" before.
+func (d *Device) SidePriority() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	switch {
+	case d.side == nil:
+		return ""
+	case d.sideHigh:
+		return "high"
+	}
+	return "normal"
 }
 
 // Device returns the queue's device.

@@ -39,6 +39,9 @@ func TestSideQueueEvents(t *testing.T) {
 	if again, err := d.Side(); err != nil || again.raw() != side.raw() {
 		t.Fatalf("a second Side() made another queue (%v)", err)
 	}
+	if want := map[bool]string{true: "high", false: "normal"}[sidePriority(d.Info())]; d.SidePriority() != want {
+		t.Errorf("side queue priority %q, want %q", d.SidePriority(), want)
+	}
 	n := 4096
 	buf, err := d.Alloc(int64(8 * n))
 	if err != nil {
@@ -100,5 +103,26 @@ func TestSideQueueEvents(t *testing.T) {
 	}
 	if err := side.WaitFor(nil); !errors.Is(err, ErrLaunch) {
 		t.Errorf("WaitFor(nil): %v, want ErrLaunch", err)
+	}
+}
+
+// The side queue is high priority where the device lists the hint, and
+// where OCLSOLVE_SIDE_PRIORITY asks; other values leave the default.
+func TestSidePriority(t *testing.T) {
+	hinted := DeviceInfo{Extensions: []string{"cl_khr_fp64", "cl_khr_priority_hints"}}
+	plain := DeviceInfo{Extensions: []string{"cl_khr_fp64"}}
+	for _, c := range []struct {
+		env           string
+		hinted, plain bool
+	}{
+		{"", true, false}, {"high", true, true}, {"HIGH", true, true}, {"normal", false, false}, {"fast", true, false},
+	} {
+		t.Setenv("OCLSOLVE_SIDE_PRIORITY", c.env)
+		if got := sidePriority(hinted); got != c.hinted {
+			t.Errorf("OCLSOLVE_SIDE_PRIORITY=%q, device with the hint: high %v, want %v", c.env, got, c.hinted)
+		}
+		if got := sidePriority(plain); got != c.plain {
+			t.Errorf("OCLSOLVE_SIDE_PRIORITY=%q, device without it: high %v, want %v", c.env, got, c.plain)
+		}
 	}
 }

@@ -233,9 +233,11 @@ func (e *Engine) potrfRec(a Mat, k0, k1 int, info *Info) error {
 //
 // On an H100 the gain was small (117.6 against 118.2 ms at n = 16384 in
 // 512-column blocks): NVIDIA's OpenCL runs the side queue's small kernels
-// hardly ever beside the large update. It is kept on: it costs two events
-// per block column and lets a device that does run queues side by side
-// hide the latency-bound block columns.
+// hardly ever beside the large update (BenchmarkQueueOverlap: a kernel of
+// the side queue waits for compute units until the update's last wave of
+// work-groups, and a priority hint does not change that). It is kept on:
+// it costs two events per block column and lets a device that does run
+// queues side by side hide the latency-bound block columns.
 func (e *Engine) potrfLookahead(a Mat, nb int, info *Info, count *kernels.Buffer) error {
 	s, err := e.onSide()
 	if err != nil {

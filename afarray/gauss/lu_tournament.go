@@ -266,6 +266,17 @@ func tselTree(m, nb, rl int) (cand, cnt int) {
 // column steps (about 36 us) dominate, not the launches.
 // phase is factorBlocked's: after the tournament (0), lu_tapply (1), the
 // update (2).
+//
+// No look-ahead (the next outer block's panels on the side queue beside
+// the trailing GEMM, as dense's Potrf does): dense's BenchmarkQueueOverlap
+// found on an H100 (2026-11-23) that NVIDIA's OpenCL runs a side queue's
+// kernels beside a GEMM only in the GEMM's last wave of work-groups, about
+// 0.1 ms per GEMM (at n = 8192 shapes: GEMM 2.84 ms, 16 panel updates
+// 0.71, both 3.47), with or without a priority hint, and column chunks
+// of the GEMM lost more than they let through. At most that tail per
+// outer block would be hidden (15 blocks at n = 8192, 8 at 2047), less the
+// look-ahead's own launches (its swaps outside the block, a split solve
+// and update); not built.
 func factorTournament(dev *kernels.Device, prog *kernels.Program, a, ipiv, status, guard *kernels.Buffer, ld, nb int, tol float64,
 	subst bool, phase func(int) error) error {
 	tl := tournamentLocal(dev, nb)

@@ -50,6 +50,7 @@ func init() {
 			"Image":            reflect.TypeOf((*p_github_com_oclsolve_oclsolve_kernels.Image)(nil)).Elem(),
 			"Kernel":           reflect.TypeOf((*p_github_com_oclsolve_oclsolve_kernels.Kernel)(nil)).Elem(),
 			"KernelTime":       reflect.TypeOf((*p_github_com_oclsolve_oclsolve_kernels.KernelTime)(nil)).Elem(),
+			"LaunchTime":       reflect.TypeOf((*p_github_com_oclsolve_oclsolve_kernels.LaunchTime)(nil)).Elem(),
 			"Local":            reflect.TypeOf((*p_github_com_oclsolve_oclsolve_kernels.Local)(nil)).Elem(),
 			"MemoryStats":      reflect.TypeOf((*p_github_com_oclsolve_oclsolve_kernels.MemoryStats)(nil)).Elem(),
 			"OutOfMemoryError": reflect.TypeOf((*p_github_com_oclsolve_oclsolve_kernels.OutOfMemoryError)(nil)).Elem(),
