@@ -24,8 +24,9 @@ const DefaultBlockSize = 64
 
 // On a GPU the blocked LU factorizes by default with tournament pivoting in
 // panels of smallBlockSize columns (partial pivoting, when asked for, in
-// panels of DefaultBlockSize), in outer blocks of 256 columns up to order
-// gpuSmallOrder and 512 above (outerBlock). Above gpuSmallOrder the default
+// panels of DefaultBlockSize), as one outer block up to order
+// gpuOneBlockOrder, in outer blocks of 256 columns up to gpuSmallOrder and
+// 512 above (outerBlock). Above gpuSmallOrder the default
 // is the tournament only where its pivot reductions use warp shuffles
 // (NVIDIA), partial pivoting elsewhere (autoPivoting): the figures below. Measured on an H100
 // (2026-11-23, one run, factorization + solve, with the warp-shuffle

@@ -155,9 +155,25 @@ func outerScratch(alloc func(int) (*kernels.Buffer, error), ld, ow int, subst bo
 	return w
 }
 
+// gpuOneBlockOrder is the largest (padded) order that a GPU factorizes as
+// one outer block: every panel then updates the rest of the matrix with
+// its own GEMM of nb inner columns, and no outer solve (TrsmInverse, its
+// guard) or outer GEMM runs. Measured on an H100 (2026-11-23, main
+// b094e72, bench dense --ops lu, best of 7, two calls), n = 2047, LU +
+// solve: outer blocks of 256 (the former default) 7.22 / 7.29 ms, 512
+// 7.03 / 7.03, 1024 6.83 / 6.87, one block (2048) 6.72 / 6.75; at 8192
+// the same call gave 512 (the default there) 51.6 / 51.7 ms, 1024 55.6 /
+// 55.7, 2048 64.8 / 64.8: the rank-nb updates of wide trailing matrices
+// lose to one GEMM of 512 inner columns once the matrix is large. Orders
+// between 2048 and 4096 were not measured and keep 256. Partial pivoting
+// takes the same blocks; it too was fastest as one block at n = 2048
+// (17.2 ms against 17.8 with 256 or 512, luOuterBlock's figures).
+const gpuOneBlockOrder = 2048
+
 // luOuterBlock, when positive, is the blocked LU's outer block on a GPU (a
 // multiple of the panel width; the panel width itself: one level); 0 takes
-// 256 columns up to gpuSmallOrder and 512 above. On other devices the
+// the whole matrix up to gpuOneBlockOrder, 256 columns up to gpuSmallOrder
+// and 512 above. On other devices the
 // outer block is four panels, so that the tests exercise both levels, and
 // luOuterBlock when positive. A
 // variable so that a benchmark can compare; OCLSOLVE_LU_OUTER=w sets it for
@@ -183,6 +199,8 @@ func outerBlock(dev *kernels.Device, nb, n int) int {
 	case luOuterBlock > 0:
 		ow = luOuterBlock // on any device: tests take the GPU's blocks on PoCL
 	case !isGPU(dev):
+	case n <= gpuOneBlockOrder:
+		ow = n
 	case n <= gpuSmallOrder:
 		ow = 256
 	default:
