@@ -251,6 +251,15 @@ func (rk rawKernel) setLocalArg(i int, bytes int) error {
 	return check("clSetKernelArg(local)", C.clSetKernelArg(rk.k, C.cl_uint(i), C.size_t(bytes), nil))
 }
 
+// deviceUint reads a cl_uint property of a device by its code, for the
+// extensions' properties that go-opencl does not know (queryInfo asks only
+// where the device lists the extension).
+func deviceUint(d *cl.Device, param uint32) (uint32, error) {
+	var v C.cl_uint
+	e := check("clGetDeviceInfo", C.clGetDeviceInfo(rawDevice(d), C.cl_device_info(param), C.size_t(unsafe.Sizeof(v)), unsafe.Pointer(&v), nil))
+	return uint32(v), e
+}
+
 // workGroupSize reports CL_KERNEL_WORK_GROUP_SIZE for the kernel on dev.
 func (rk rawKernel) workGroupSize(dev *cl.Device) (int, error) {
 	var n C.size_t

@@ -32,7 +32,13 @@ type DeviceInfo struct {
 	ImageSupport     bool     `json:"image_support"`
 	Image2DMax       [2]int   `json:"image2d_max"` // width, height
 	Extensions       []string `json:"extensions"`
-	Errors           []string `json:"errors,omitempty"` // properties the driver failed to report
+	// NVComputeMajor and NVComputeMinor are an NVIDIA device's compute
+	// capability (cl_nv_device_attribute_query), 0 where the device does
+	// not list that extension. Kernels gate PTX instructions on it (the
+	// LU's redux.sync needs 8.0).
+	NVComputeMajor int      `json:"nv_compute_major,omitempty"`
+	NVComputeMinor int      `json:"nv_compute_minor,omitempty"`
+	Errors         []string `json:"errors,omitempty"` // properties the driver failed to report
 }
 
 // queryInfo reads a device's properties. go-opencl's getters panic on a
@@ -74,9 +80,35 @@ func queryInfo(index int, p *cl.Platform, d *cl.Device) DeviceInfo {
 			info.FP64 = true
 		case "cl_khr_int64_base_atomics":
 			info.Int64Atomics = true
+		case "cl_nv_device_attribute_query":
+			if major, minor, err := nvComputeCapability(d); err != nil {
+				info.Errors = append(info.Errors, fmt.Sprintf("compute capability: %v", err))
+			} else {
+				info.NVComputeMajor, info.NVComputeMinor = major, minor
+			}
 		}
 	}
 	return info
+}
+
+// The codes of cl_nv_device_attribute_query's compute capability
+// (CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, _MINOR_NV in cl_ext.h).
+const (
+	clDeviceComputeCapabilityMajorNV = 0x4000
+	clDeviceComputeCapabilityMinorNV = 0x4001
+)
+
+// nvComputeCapability reads an NVIDIA device's compute capability.
+func nvComputeCapability(d *cl.Device) (major, minor int, err error) {
+	ma, err := deviceUint(d, clDeviceComputeCapabilityMajorNV)
+	if err != nil {
+		return 0, 0, err
+	}
+	mi, err := deviceUint(d, clDeviceComputeCapabilityMinorNV)
+	if err != nil {
+		return 0, 0, err
+	}
+	return int(ma), int(mi), nil
 }
 
 // WriteText prints the info in oclDeviceQuery's style.
@@ -103,6 +135,9 @@ func (i DeviceInfo) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "  max work-item sizes:  %v\n", i.MaxWorkItemSizes)
 	fmt.Fprintf(w, "  fp64:                 %s\n", yes(i.FP64))
 	fmt.Fprintf(w, "  int64 atomics:        %s\n", yes(i.Int64Atomics))
+	if i.NVComputeMajor > 0 {
+		fmt.Fprintf(w, "  compute capability:   %d.%d\n", i.NVComputeMajor, i.NVComputeMinor)
+	}
 	fmt.Fprintf(w, "  images:               %s", yes(i.ImageSupport))
 	if i.ImageSupport {
 		fmt.Fprintf(w, " (2-D up to %d x %d)", i.Image2DMax[0], i.Image2DMax[1])

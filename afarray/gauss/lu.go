@@ -373,13 +373,22 @@ func luProgram(dev *kernels.Device, nb int) (*kernels.Program, error) {
 	if isGPU(dev) {
 		opts += " -DGAUSS_GPU"
 	}
-	shfl := warpShuffle(dev.Info())
-	if shfl {
+	red := tselLocal
+	if warpShuffle(dev.Info()) {
 		opts += " -DGAUSS_SHFL"
+		if tl%32 == 0 {
+			red = tselShuffle
+		}
+		if warpRedux(dev.Info()) {
+			opts += " -DGAUSS_REDUX"
+			if red == tselShuffle {
+				red = tselRedux
+			}
+		}
 	}
 	var tsel strings.Builder
 	for rpi := 1; rpi <= tournamentRows(dev, nb, tl); rpi++ {
-		tsel.WriteString(tselSource(nb, tl, rpi, shfl && tl%32 == 0))
+		tsel.WriteString(tselSource(nb, tl, rpi, red))
 	}
 	return dev.Build(opts, kernels.Source{Name: "lu.cl", Text: luSource},
 		kernels.Source{Name: "trsv.cl", Text: trsvSource}, kernels.Source{Name: "lu_trsv.cl", Text: luTrsvSource},
@@ -399,6 +408,16 @@ func warpShuffle(info kernels.DeviceInfo) bool {
 		return false
 	}
 	return strings.Contains(strings.ToUpper(info.Vendor), "NVIDIA") && strings.Contains(strings.ToUpper(info.Platform), "NVIDIA CUDA")
+}
+
+// warpRedux reports whether lu_tsel may reduce its candidates by the
+// warp-wide reductions of compute capability 8.0 (GAUSS_REDUX in lu.cl,
+// tselRedux): where warpShuffle holds and the device reports 8.0 or later
+// (cl_nv_device_attribute_query). OCLSOLVE_LU_REDUX=off keeps the
+// shuffles, so that a benchmark can compare both on the same card; the
+// choice is in the program's options and source, hence in its cache key.
+func warpRedux(info kernels.DeviceInfo) bool {
+	return warpShuffle(info) && info.NVComputeMajor >= 8 && os.Getenv("OCLSOLVE_LU_REDUX") != "off"
 }
 
 // panelGroups is the most work-groups of local items the panel launch may

@@ -493,6 +493,31 @@ func tselKernel(rpi int) string {
 	return fmt.Sprintf("lu_tsel%d", rpi)
 }
 
+// tselReduction is how lu_tsel's column steps reduce the group's
+// candidates to the step's pivot.
+type tselReduction int
+
+const (
+	// tselLocal is the portable reduction through local memory (four
+	// barriers a step).
+	tselLocal tselReduction = iota
+	// tselShuffle is warp_argmax's butterfly of shuffles per warp and
+	// tselScan's over the warps' results (NVIDIA; one barrier a step).
+	tselShuffle
+	// tselRedux is tselShuffle with warp_winner's redux.sync and
+	// vote.sync in place of both butterflies (NVIDIA compute capability
+	// 8.0 and later, lu.go's warpRedux): the same pivots. Measured on an
+	// H100 (2026-11-23, this code, same call, OCLSOLVE_LU_REDUX=off
+	// against on; bench dense --ops lu, best of 5): n = 2047 7.19 ->
+	// 6.43 ms (factor 6.86 -> 6.09), n = 8192 51.03 -> 47.63 ms (factor
+	// 50.03 -> 46.67), backward errors 1.7e-15 / 7.7e-15 in both.
+	// OCLSOLVE_PROFILE=1 (per two factorizations, against main b094e72
+	// in the previous call): lu_tsel at 2047 69.8 -> 55.3 us a launch
+	// (7.82 -> 6.19 ms), lu_tsel2 at 8192 97.9 -> 80.9 us (39.2 -> 32.3
+	// ms), about 1.5 -> 1.26 us per column step.
+	tselRedux
+)
+
 // tselSource writes the kernel lu_tsel for block size nb and work-group
 // size tl (see lu_tournament.cl): the whole tournament of one panel in one
 // launch. Each work-item holds rpi candidate rows in the scalars
@@ -512,12 +537,27 @@ func tselKernel(rpi int) string {
 // The last arriver sets the counter back to 0 for the next panel's launch
 // (cnt is zeroed once per factorization).
 //
+// A step reads the pivot row's columns j..NB-1 from local memory once, as
+// pairs of doubles (ld.shared.v2.f64; the rows are 16-byte aligned, NBP
+// doubles apart), before the elimination of every row of the item (the
+// compiler had read each value again for each row, one scalar load per
+// multiply-add). With the shuffles each item also takes one reciprocal,
+// of its best row, instead of one per row. Measured on an H100
+// (2026-11-23, with tselShuffle: OCLSOLVE_LU_REDUX=off): 7.19-7.36 /
+// 51.03-51.61 ms in two calls against main b094e72's 7.29 / 51.92 in the
+// first (bench dense --ops lu, n = 2047 / 8192), no clear effect alone;
+// kept with warp_winner, with which it was measured. ptxas (-cl-nv-verbose, with tselRedux) gives lu_tsel 255
+// registers without spills and lu_tsel2 255 registers with 180 bytes
+// spilled: loading the pivot row per row in lu_tsel2 (shorter live
+// ranges) is untried.
+//
 // A step's multipliers are v * (1/d) for the pivot d (v / d where |d| is
 // subnormal, whose reciprocal overflows), as LAPACK's dgetf2 scales by the
-// reciprocal where |d| >= sfmin: with shuffles every live row computes its
-// reciprocal beside the warp's reduction and the warp's winner leaves it
-// with its row, so that no division follows the step's barrier. It rounds
-// the multipliers differently from v / d by at most an ulp (both paths,
+// reciprocal where |d| >= sfmin: with shuffles each item computes the
+// reciprocal of its best row's value beside the warp's reduction and the
+// warp's winner leaves it with its row, so that no division follows the
+// step's barrier. It rounds the multipliers differently from v / d by at
+// most an ulp (both paths,
 // shuffles or not, compute the same); the partial-pivoting panel (lu.cl)
 // still divides. Measured on an H100 (2026-11-23) with no clear effect
 // alone (one row per item, lu_tsel per factorization at n = 2047 / 8192:
@@ -531,22 +571,24 @@ func tselKernel(rpi int) string {
 // column, the row with the smallest index is picked and nothing is
 // eliminated, as LAPACK does.
 //
-// With shfl (NVIDIA, TL a multiple of 32; lu.go's warpShuffle) a column
-// step has one barrier: each warp finds its best row by shuffles
-// (warp_argmax in lu.cl), the warp's winner leaves its row beside the
-// warp's (value, row), and after the barrier every item reduces the TL/32
+// With shuffles (red tselShuffle or tselRedux: NVIDIA, TL a multiple of
+// 32; lu.go's warpShuffle) a column step has one barrier: each warp finds
+// its best row (warp_argmax in lu.cl, or warp_winner with tselRedux), the
+// warp's winner leaves its row beside the warp's (value, row), and after
+// the barrier every item reduces the TL/32
 // warps' results and reads the winning row from its warp's slot. The
 // slots alternate between two sets by column, so that a step's writes
 // never meet the previous step's reads (the barrier between them is the
 // intermediate step's). Without it a step has four barriers (tsel_argmax's
 // two rounds and the pivot row's broadcast).
-func tselSource(nb, tl, rpi int, shfl bool) string {
+func tselSource(nb, tl, rpi int, red tselReduction) string {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	raw := func(text string) { b.WriteString(text) }
+	shfl := red != tselLocal
 	rl := tl * rpi
 	nw := tl / 32
-	w("#define RPI %d\n#define RL %d\n#define PER %d\n#define FAN %d\n", rpi, rl, rl/nb*nb, rl/nb)
+	w("#define RPI %d\n#define RL %d\n#define PER %d\n#define FAN %d\n#define NBP %d\n", rpi, rl, rl/nb*nb, rl/nb, (nb+1)/2*2)
 	raw(`__kernel __attribute__((reqd_work_group_size(TL, 1, 1)))
 void ` + tselKernel(rpi) + `(const int N, const int k, __global const double *A, __global int *cand, __global int *cnt,
              __global int *pivrow, __global int *ipiv, __global double *F, __global double *S,
@@ -556,10 +598,12 @@ void ` + tselKernel(rpi) + `(const int N, const int k, __global const double *A,
 		w("#define NW %d\n", nw)
 		raw(`	__local double wbest[2 * NW];
 	__local int widx[2 * NW];
-	__local double wrow[2 * NW * NB];
+	__local double2 wrow2[NW * NBP];
+	__local double *const wrow = (__local double *)wrow2;
 	__local const double *ur;
-	const int lane = get_local_id(0) & 31, wp = get_local_id(0) >> 5;
+	const int lane = get_local_id(0) & 31, wp = get_local_id(0) >> 5, wslot = lane % NW;
 	int slot;
+	double pv, rc;
 `)
 		raw("\t__local double wrc[2 * NW];\n")
 	} else {
@@ -567,8 +611,8 @@ void ` + tselKernel(rpi) + `(const int N, const int k, __global const double *A,
 	__local int ri[TL];
 	__local double pv[TPARTS];
 	__local int px[TPARTS];
-	__local double urow[NB];
-	__local const double *ur = urow;
+	__local double2 urow2[(NB + 1) / 2];
+	__local const double *ur = (__local const double *)urow2;
 `)
 		raw("\t__local double urc;\n")
 	}
@@ -593,9 +637,6 @@ void ` + tselKernel(rpi) + `(const int N, const int k, __global const double *A,
 			w("\tdouble v%d_%d = on%d ? A[base%d + %d] : 0.0;\n", i, q, i, i, q)
 		}
 	}
-	for i := 0; i < rpi; i++ {
-		w("\tdouble rc%d;\n", i)
-	}
 	live := func(i int) string { return fmt.Sprintf("(on%d && won%d < 0)", i, i) }
 	// The column steps are written out. A loop over them (one step as its
 	// body, the rows rotated through the registers so that every index
@@ -606,39 +647,56 @@ void ` + tselKernel(rpi) + `(const int N, const int k, __global const double *A,
 	// code's length does not seem to be what holds a step at ~1.1 us.
 	for j := 0; j < nb; j++ {
 		w("\t// column %d\n", j)
-		// The item's best row.
+		last := j == nb-1
+		// The item's best row (and, with shuffles, its value pv).
 		for i := 0; i < rpi; i++ {
 			w("\tm = %s ? magnitude(v%d_%d) : -1.0;\n\tr = %s ? row%d : -1;\n", live(i), i, j, live(i), i)
 			if i == 0 {
 				w("\tbest = m;\n\tprow = r;\n")
-			} else {
-				w("\tif (better(m, r, best, prow)) {\n\t\tbest = m;\n\t\tprow = r;\n\t}\n")
+				if shfl && !last {
+					w("\tpv = v0_%d;\n", j)
+				}
+				continue
 			}
+			w("\tif (better(m, r, best, prow)) {\n\t\tbest = m;\n\t\tprow = r;\n")
+			if shfl && !last {
+				w("\t\tpv = v%d_%d;\n", i, j)
+			}
+			w("\t}\n")
 		}
-		last := j == nb-1
 		if shfl {
 			set := j & 1
 			if !last {
-				// Every live row's reciprocal, before the reduction: the
-				// winner's is then ready at the barrier.
-				for i := 0; i < rpi; i++ {
-					w("\trc%d = 1.0 / v%d_%d;\n", i, i, j)
-				}
+				// The item's best row's reciprocal, before the reduction:
+				// the winner's is then ready at the barrier.
+				w("\trc = 1.0 / pv;\n")
 			}
-			w("\twarp_argmax(&best, &prow);\n")
-			w("\tif (lane == 0) {\n\t\twbest[%d * NW + wp] = best;\n\t\twidx[%d * NW + wp] = prow;\n\t}\n", set, set)
-			if !last {
-				for i := 0; i < rpi; i++ {
-					w("\tif (%s && row%d == prow) {\n", live(i), i)
-					for q := j; q < nb; q++ {
-						w("\t\twrow[(%d * NW + wp) * NB + %d] = v%d_%d;\n", set, q, i, q)
-					}
-					w("\t\twrc[%d * NW + wp] = rc%d;\n", set, i)
+			if red == tselRedux {
+				// The warp's winner writes its slot; no other lane needs
+				// the warp's best.
+				w("\tif (lane == warp_winner(best, prow)) {\n")
+				w("\t\twbest[%d * NW + wp] = best;\n\t\twidx[%d * NW + wp] = prow;\n", set, set)
+				if !last {
+					w("\t\twrc[%d * NW + wp] = rc;\n", set)
+					tselWriteRow(w, rpi, nb, j, live, fmt.Sprintf("wrow + (%d * NW + wp) * NBP", set), "prow")
+				}
+				w("\t}\n")
+			} else {
+				w("\twarp_argmax(&best, &prow);\n")
+				w("\tif (lane == 0) {\n\t\twbest[%d * NW + wp] = best;\n\t\twidx[%d * NW + wp] = prow;\n\t}\n", set, set)
+				if !last {
+					w("\tif (prow >= 0 && (%s)) {\n", tselWinner(rpi, live))
+					w("\t\twrc[%d * NW + wp] = rc;\n", set)
+					tselWriteRow(w, rpi, nb, j, live, fmt.Sprintf("wrow + (%d * NW + wp) * NBP", set), "prow")
 					w("\t}\n")
 				}
 			}
 			w("\tbarrier(CLK_LOCAL_MEM_FENCE);\n")
-			tselScan(w, set, nw)
+			if red == tselRedux {
+				tselScanRedux(w, set, nw)
+			} else {
+				tselScan(w, set, nw)
+			}
 			for i := 0; i < rpi; i++ {
 				w("\tif (%s && row%d == prow)\n\t\twon%d = %d;\n", live(i), i, i, j)
 			}
@@ -646,7 +704,7 @@ void ` + tselKernel(rpi) + `(const int N, const int k, __global const double *A,
 			if last {
 				continue
 			}
-			w("\tur = wrow + (%d * NW + slot) * NB;\n", set)
+			w("\tur = wrow + (%d * NW + slot) * NBP;\n", set)
 			w("\trd = wrc[%d * NW + slot];\n", set)
 		} else {
 			w("\trv[t] = best;\n\tri[t] = prow;\n")
@@ -655,7 +713,7 @@ void ` + tselKernel(rpi) + `(const int N, const int k, __global const double *A,
 				w("\tif (%s && row%d == prow) {\n\t\twon%d = %d;\n", live(i), i, i, j)
 				if !last {
 					for q := j; q < nb; q++ {
-						w("\t\turow[%d] = v%d_%d;\n", q, i, q)
+						w("\t\turow2[%d].s%d = v%d_%d;\n", q/2, q%2, i, q)
 					}
 					w("\t\turc = 1.0 / v%d_%d;\n", i, j)
 				}
@@ -668,13 +726,22 @@ void ` + tselKernel(rpi) + `(const int N, const int k, __global const double *A,
 			}
 			w("\trd = urc;\n")
 		}
-		w("\td = prow >= 0 ? ur[%d] : 0.0;\n", j)
+		// The pivot row right of the step, read once for every row.
+		w("\t{\n")
+		for q := j / 2 * 2; q < nb; q += 2 {
+			if q+1 < nb {
+				w("\tconst double2 u%d = ((__local const double2 *)ur)[%d];\n", q/2, q/2)
+			} else {
+				w("\tconst double2 u%d = (double2)(ur[%d], 0.0);\n", q/2, q)
+			}
+		}
+		w("\td = prow >= 0 ? %s : 0.0;\n", tselU(j))
 		// The reciprocal of a subnormal pivot overflows: divide there.
 		w("\tif (d != 0.0 && fabs(d) >= DBL_MIN) {\n")
 		tselEliminate(w, rpi, nb, j, live, "v%d_%d * rd")
 		w("\t} else if (d != 0.0) {\n")
 		tselEliminate(w, rpi, nb, j, live, "v%d_%d / d")
-		w("\t}\n")
+		w("\t}\n\t}\n")
 	}
 	if shfl {
 		// The last column's picks (sel, selv) are written after the step's
@@ -736,21 +803,76 @@ void ` + tselKernel(rpi) + `(const int N, const int k, __global const double *A,
 	if shfl {
 		raw("#undef NW\n")
 	}
-	raw("}\n#undef RPI\n#undef RL\n#undef PER\n#undef FAN\n")
+	raw("}\n#undef RPI\n#undef RL\n#undef PER\n#undef FAN\n#undef NBP\n")
 	return b.String()
+}
+
+// tselU is the value of the pivot row's column q that a step reads: the
+// element of the pair u<q/2> that the step loads from ur.
+func tselU(q int) string {
+	return fmt.Sprintf("u%d.s%d", q/2, q%2)
+}
+
+// tselWinner is the condition that one of an item's rows is its best
+// (prow), as the shuffle path writes it.
+func tselWinner(rpi int, live func(int) string) string {
+	c := make([]string, rpi)
+	for i := range c {
+		c[i] = fmt.Sprintf("(%s && row%d == %s)", live(i), i, "prow")
+	}
+	return strings.Join(c, " || ")
+}
+
+// tselWriteRow writes, for the item whose row prow is live, that row's
+// columns j..NB-1 to the local row at dst (16-byte aligned): as pairs of
+// doubles (one vector store each, the pair at j-1 included where j is
+// odd: its first value is never read), the last alone where NB is odd.
+func tselWriteRow(w func(string, ...any), rpi, nb, j int, live func(int) string, dst, prow string) {
+	for i := 0; i < rpi; i++ {
+		els := ""
+		if i > 0 {
+			els = "else "
+		}
+		w("\t\t%sif (%s && row%d == %s) {\n", els, live(i), i, prow)
+		for q := j / 2 * 2; q < nb; q += 2 {
+			if q+1 < nb {
+				w("\t\t\t((__local double2 *)(%s))[%d] = (double2)(v%d_%d, v%d_%d);\n", dst, q/2, i, q, i, q+1)
+			} else {
+				w("\t\t\t(%s)[%d] = v%d_%d;\n", dst, q, i, q)
+			}
+		}
+		w("\t\t}\n")
+	}
 }
 
 // tselEliminate writes a column step's elimination of the rows not yet
 // picked: the multiplier (mult, with the row's index and column), then
-// the rank-1 update of the columns right of j from the pivot row ur.
+// the rank-1 update of the columns right of j from the pivot row's values
+// (tselU) that the step loaded once for all of the item's rows.
 func tselEliminate(w func(string, ...any), rpi, nb, j int, live func(int) string, mult string) {
 	for i := 0; i < rpi; i++ {
 		w("\t\tif (%s) {\n\t\t\tconst double l = "+mult+";\n\t\t\tv%d_%d = l;\n", live(i), i, j, i, j)
 		for q := j + 1; q < nb; q++ {
-			w("\t\t\tv%d_%d -= l * ur[%d];\n", i, q, q)
+			w("\t\t\tv%d_%d -= l * %s;\n", i, q, tselU(q))
 		}
 		w("\t\t}\n")
 	}
+}
+
+// tselScanRedux is tselScan by warp_winner: lane l < NW takes warp l's
+// result and the others none (row -1: only where every warp has none do
+// lanes tie and take warp_winner's third reduction, which a lane l % NW
+// would take at every step, each warp's result in several lanes),
+// warp_winner finds the lane of the best, and every lane reads that
+// warp's (best, prow) again (slot is uniform, so one broadcast read,
+// beside the pivot row's).
+func tselScanRedux(w func(string, ...any), set, nw int) {
+	if nw == 1 {
+		w("\tbest = wbest[%d];\n\tprow = widx[%d];\n\tslot = 0;\n", set, set)
+		return
+	}
+	w("\tslot = warp_winner(lane < NW ? wbest[%d * NW + wslot] : -1.0, lane < NW ? widx[%d * NW + wslot] : -1);\n", set, set)
+	w("\tbest = wbest[%d * NW + slot];\n\tprow = widx[%d * NW + slot];\n", set, set)
 }
 
 // tselScan writes the reduction of the nw warps' winners of slot set set

@@ -3,6 +3,7 @@ package gauss
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -149,6 +150,78 @@ func TestTournamentOneLaunch(t *testing.T) {
 				}
 				defer lu.Release()
 				want := tournamentPanelRef(a, nb, tl*rpi)
+				got := lu.Pivots()[:nb]
+				for i := range want {
+					if got[i] != want[i] {
+						t.Fatalf("pivots %v, the Go tournament's %v", got, want)
+					}
+				}
+				x := make([]float64, n)
+				if err := lu.SolveVecTo(x, b); err != nil {
+					t.Fatal(err)
+				}
+				if be := backwardError(a, x, b); be > 1e-13 {
+					t.Errorf("backward error %.3g", be)
+				}
+			})
+		}
+	}
+}
+
+// tieSystem is a seeded n x n matrix of ones, minus ones and mostly zeros
+// and a right-hand side: the rows of a unit lower triangle with entries
+// of +-1 at about 3% of its places below the diagonal, shuffled (so that
+// its determinant is +-1): a tournament node's candidates tie in
+// magnitude, and its columns are zero among many rows, at nearly every
+// column step.
+func tieSystem(n int, seed uint64) (*mat.Dense, []float64) {
+	rng := rand.New(rand.NewPCG(seed, 2))
+	perm := rng.Perm(n)
+	a := mat.NewDense(n, n, nil)
+	for i := 0; i < n; i++ {
+		a.Set(perm[i], i, 1)
+		for j := 0; j < i; j++ {
+			if rng.IntN(100) < 3 {
+				a.Set(perm[i], j, float64(1-2*rng.IntN(2)))
+			}
+		}
+	}
+	b := make([]float64, n)
+	for i := range b {
+		b[i] = 2*rng.Float64() - 1
+	}
+	return a, b
+}
+
+// Ties: where candidates' magnitudes are equal the smaller row wins, a
+// column that is zero among a node's rows picks its smallest row and
+// eliminates nothing, and a leaf that runs out of rows passes -1
+// candidates that every live row beats (n = leaf + 5: the second leaf's
+// steps after its fifth have no live row). The first panel's pivots must
+// be exactly those of the Go tournament over the same tree (whose order
+// is better()'s), with one and two rows per item; on NVIDIA this checks
+// the reductions (shuffles, or warp_winner's redux.sync) that the GPU
+// takes, and the solve's backward error the rest.
+func TestTournamentTies(t *testing.T) {
+	dev := testDevice(t)
+	const nb = 16
+	tl := tournamentLocal(dev, nb)
+	if tl == 0 {
+		t.Skipf("%s: no tournament with %d columns", dev.Name(), nb)
+	}
+	defer func(r int) { tselRows = r }(tselRows)
+	for _, rows := range []int{1, 2} {
+		rl := tl * rows
+		for _, n := range []int{rl, rl + 5, 3*rl + nb + 3} {
+			t.Run(fmt.Sprintf("rows=%d/n=%d", rows, n), func(t *testing.T) {
+				tselRows = rows
+				a, b := tieSystem(n, uint64(n)+uint64(rows))
+				lu := LU{BlockSize: nb, Pivoting: PivotingTournament}
+				if err := lu.Factorize(dev, a); err != nil {
+					t.Fatal(err)
+				}
+				defer lu.Release()
+				want := tournamentPanelRef(a, nb, rl)
 				got := lu.Pivots()[:nb]
 				for i := range want {
 					if got[i] != want[i] {
