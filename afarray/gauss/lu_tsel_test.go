@@ -175,13 +175,23 @@ func TestTournamentOneLaunch(t *testing.T) {
 // magnitude, and its columns are zero among many rows, at nearly every
 // column step.
 func tieSystem(n int, seed uint64) (*mat.Dense, []float64) {
+	return tieSystemDensity(n, seed, 30)
+}
+
+// tieSystemDensity is tieSystem with entries at about perMille per
+// thousand of the places below the diagonal. At order 3000 tieSystem's 3%
+// grows too much under the tournament's exchanges (about 45 entries a
+// row: PoCL and the H100 both stopped at a pivot below the tolerance near
+// column 2981, 2026-11-23); a few per thousand keep the ties and the zero
+// columns and factor.
+func tieSystemDensity(n int, seed uint64, perMille int) (*mat.Dense, []float64) {
 	rng := rand.New(rand.NewPCG(seed, 2))
 	perm := rng.Perm(n)
 	a := mat.NewDense(n, n, nil)
 	for i := 0; i < n; i++ {
 		a.Set(perm[i], i, 1)
 		for j := 0; j < i; j++ {
-			if rng.IntN(100) < 3 {
+			if rng.IntN(1000) < perMille {
 				a.Set(perm[i], j, float64(1-2*rng.IntN(2)))
 			}
 		}
