@@ -116,8 +116,12 @@ inline double recip_or_zero(const double d) {
 // panels' (exchanges only), became slower: 7.3 / 7.4 us before, 8.4 / 8.9
 // now (the row groups' two more barriers and tile, not measured apart).
 // Launches of a few microseconds' work take 7-9 us there (trinv_level,
-// gemm_small), so what is left is mostly that floor and the solves'
-// dependent steps.
+// gemm_small), but this one's time is not that floor: done at the end of
+// the tournament's launch instead (after a hand-over from the root, by
+// one group per compute unit) the same work added 13-16 us to it, as much
+// as this launch takes (lu_tournament.go, factorTournament). What bounds
+// it is the chain of dependent steps: F into W, the exchange plan, the
+// gathers' loads, the solves' NB steps, the stores.
 __kernel void lu_tapply(const int N, const int k, const int cend, const int Gc, __global double *A,
                         __global const int *ipiv, __global const double *F, __global const double *S,
                         __local double *W, __local double *T, __local int *rsrc) {

@@ -295,6 +295,28 @@ func tselTree(m, nb, rl int) (cand, cnt int) {
 // outer block would be hidden (15 blocks at n = 8192, 8 at 2047), less the
 // look-ahead's own launches (its swaps outside the block, a split solve
 // and update); not built.
+//
+// lu_tapply stays its own launch: fusing it into the tournament's launch
+// was built and measured no faster (branch fuse10-code, 2026-11-23). Every
+// group of the launch (the leaves and groups launched beside them, one per
+// compute unit at most, where panelGroups trusts co-residency) waited on a
+// flag that the root raised after F, S and ipiv (device_fence on both
+// sides; the flag on its own 128-byte line, polled with nanosleep), then
+// took tl/4 rows (L21) and up to 3 tl/4 columns (exchanges, U12) of
+// lu_tapply's work; factors and pivots bitwise those of the separate
+// launch. H100, bench dense --ops lu, best of 5, same call, main 474e259:
+// n = 2047 5.88-5.92 ms fused, 5.94 main, 5.97 with the fused kernel's
+// tail compiled in but off; n = 8192 48.04-48.11 fused, 47.59 main, 47.76
+// off (two more calls alike). OCLSOLVE_PROFILE: lu_tsel 69.6 us a launch
+// fused against 56.9 + lu_tapply 15.4 (n = 2047), lu_tsel2 96.9 against
+// 81.2 + 15.7 (8192): the work after the hand-over costs inside the launch
+// what lu_tapply's launch cost. Its ~15 us are the chain of dependent
+// steps (F into local memory, the exchange plan, the gathers' loads, 32
+// solve steps, the stores), not a launch's floor. A first layout (units
+// of 256 columns or 64 rows per group, fewer groups) lost more: 7.11 /
+// 52.1 ms against 7.31 / 51.4. The update in the same launch (a second
+// hand-over, L21 read past the compute units' caches, since the tree read
+// those rows) was therefore not tried.
 func factorTournament(dev *kernels.Device, prog *kernels.Program, a, ipiv, status, guard *kernels.Buffer, ld, nb int, tol float64,
 	subst bool, phase func(int) error) error {
 	tl := tournamentLocal(dev, nb)
