@@ -164,16 +164,20 @@ func outerScratch(alloc func(int) (*kernels.Buffer, error), ld, ow int, subst bo
 // 7.03 / 7.03, 1024 6.83 / 6.87, one block (2048) 6.72 / 6.75; at 8192
 // the same call gave 512 (the default there) 51.6 / 51.7 ms, 1024 55.6 /
 // 55.7, 2048 64.8 / 64.8: the rank-nb updates of wide trailing matrices
-// lose to one GEMM of 512 inner columns once the matrix is large. Orders
-// between 2048 and 4096 were not measured and keep 256. Partial pivoting
+// lose to one GEMM of 512 inner columns once the matrix is large. Above
+// 2048 the outer block is 512 columns (it was 256 up to 4096): the same
+// code with redux's steps (main edcf482, best of 3, two calls), LU +
+// solve, outer 256 / 512 / 1024 / 2048 columns: n = 3000 10.82-10.96 /
+// 10.35-10.57 / 10.55-10.60 / 12.15-12.21 ms; n = 4096 16.39-16.57 /
+// 15.87-15.89 / 16.11-16.19 / 18.36-18.57 (one block 22.6); n = 6000
+// 29.23-29.32 / 28.32-28.42 / 29.82-30.04 / 34.76-34.86. Partial pivoting
 // takes the same blocks; it too was fastest as one block at n = 2048
 // (17.2 ms against 17.8 with 256 or 512, luOuterBlock's figures).
 const gpuOneBlockOrder = 2048
 
 // luOuterBlock, when positive, is the blocked LU's outer block on a GPU (a
 // multiple of the panel width; the panel width itself: one level); 0 takes
-// the whole matrix up to gpuOneBlockOrder, 256 columns up to gpuSmallOrder
-// and 512 above. On other devices the
+// the whole matrix up to gpuOneBlockOrder and 512 columns above. On other devices the
 // outer block is four panels, so that the tests exercise both levels, and
 // luOuterBlock when positive. A
 // variable so that a benchmark can compare; OCLSOLVE_LU_OUTER=w sets it for
@@ -201,8 +205,6 @@ func outerBlock(dev *kernels.Device, nb, n int) int {
 	case !isGPU(dev):
 	case n <= gpuOneBlockOrder:
 		ow = n
-	case n <= gpuSmallOrder:
-		ow = 256
 	default:
 		ow = 512
 	}
