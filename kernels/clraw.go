@@ -314,6 +314,9 @@ func createPriorityQueue(ctx *cl.Context, dev *cl.Device, prof bool, priority in
 	if e := check("clCreateCommandQueueWithProperties", err); e != nil {
 		return nil, e
 	}
+	if q == nil {
+		return nil, fmt.Errorf("clCreateCommandQueueWithProperties returned no queue and no error")
+	}
 	out := new(cl.CommandQueue) // its first field is the handle; Release releases it
 	*(*C.cl_command_queue)(unsafe.Pointer(out)) = q
 	return out, nil

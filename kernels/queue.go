@@ -41,12 +41,27 @@ func (d *Device) Side() (*Queue, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.side == nil {
-		high := sidePriority(d.info)
+		high, forced := sidePriority(d.info)
 		var q *cl.CommandQueue
 		var err error
 		if high {
-			q, err = createPriorityQueue(d.ctx, d.dev, d.prof != nil, priorityHigh)
-		} else {
+			if !openCL20(d.info.DeviceVersion) {
+				// clCreateCommandQueueWithProperties is OpenCL 2.0: a 1.x
+				// platform's dispatch table has no entry for it.
+				err = fmt.Errorf("the priority hint needs OpenCL 2.0, the device is %q", d.info.DeviceVersion)
+			} else {
+				q, err = createPriorityQueue(d.ctx, d.dev, d.prof != nil, priorityHigh)
+			}
+			if err != nil && forced {
+				return nil, fmt.Errorf("%w: creating a second queue with a high priority on %s (OCLSOLVE_SIDE_PRIORITY=high): %v", ErrOpenCL, d.info.Name, err)
+			}
+			if err != nil {
+				// The device listed cl_khr_priority_hints but refused the
+				// hint: a side queue without it still serves.
+				high, err = false, nil
+			}
+		}
+		if !high {
 			var props cl.CommandQueueProperty
 			if d.prof != nil {
 				props = cl.CommandQueueProfilingEnable
@@ -65,23 +80,34 @@ func (d *Device) Side() (*Queue, error) {
 const priorityHigh = 1
 
 // sidePriority says whether the side queue is created with a high priority
-// hint: where the device lists cl_khr_priority_hints, unless
-// OCLSOLVE_SIDE_PRIORITY=normal; OCLSOLVE_SIDE_PRIORITY=high asks for it
-// on any device (Side fails where the hint is not supported, as on PoCL);
-// other values are ignored. The side queue carries a factorization's
+// hint, and whether that was forced: where the device lists
+// cl_khr_priority_hints (if the device then refuses the hint, Side makes
+// a plain queue), unless OCLSOLVE_SIDE_PRIORITY=normal;
+// OCLSOLVE_SIDE_PRIORITY=high forces it on any device (Side fails where the
+// hint is not supported, as on PoCL); other values are ignored. The side queue carries a factorization's
 // latency-bound look-ahead, which a device that schedules by priority
 // could run between the work-groups of the main queue's large launches.
 // NVIDIA's OpenCL (H100, 2026-11-23) does not list the extension but
 // accepts a queue created with the hint, and runs it no differently:
 // dense's BenchmarkQueueOverlap measured the same with either.
-func sidePriority(info DeviceInfo) bool {
+func sidePriority(info DeviceInfo) (high, forced bool) {
 	switch strings.ToLower(os.Getenv("OCLSOLVE_SIDE_PRIORITY")) {
 	case "high":
-		return true
+		return true, true
 	case "normal":
+		return false, false
+	}
+	return slices.Contains(info.Extensions, "cl_khr_priority_hints"), false
+}
+
+// openCL20 reports whether a CL_DEVICE_VERSION string ("OpenCL 3.0 CUDA",
+// "OpenCL 1.2 pocl ...") names version 2.0 or later.
+func openCL20(version string) bool {
+	var major, minor int
+	if _, err := fmt.Sscanf(version, "OpenCL %d.%d", &major, &minor); err != nil {
 		return false
 	}
-	return slices.Contains(info.Extensions, "cl_khr_priority_hints")
+	return major >= 2
 }
 
 // SidePriority reports "high" or "normal": the side queue's priority hint,

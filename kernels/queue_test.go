@@ -39,8 +39,9 @@ func TestSideQueueEvents(t *testing.T) {
 	if again, err := d.Side(); err != nil || again.raw() != side.raw() {
 		t.Fatalf("a second Side() made another queue (%v)", err)
 	}
-	if want := map[bool]string{true: "high", false: "normal"}[sidePriority(d.Info())]; d.SidePriority() != want {
-		t.Errorf("side queue priority %q, want %q", d.SidePriority(), want)
+	// A device that lists the hint but refuses it gets a plain queue.
+	if high, _ := sidePriority(d.Info()); !high && d.SidePriority() != "normal" || high && d.SidePriority() == "" {
+		t.Errorf("side queue priority %q (high asked: %v)", d.SidePriority(), high)
 	}
 	n := 4096
 	buf, err := d.Alloc(int64(8 * n))
@@ -112,17 +113,29 @@ func TestSidePriority(t *testing.T) {
 	hinted := DeviceInfo{Extensions: []string{"cl_khr_fp64", "cl_khr_priority_hints"}}
 	plain := DeviceInfo{Extensions: []string{"cl_khr_fp64"}}
 	for _, c := range []struct {
-		env           string
-		hinted, plain bool
+		env                   string
+		hinted, plain, forced bool
 	}{
-		{"", true, false}, {"high", true, true}, {"HIGH", true, true}, {"normal", false, false}, {"fast", true, false},
+		{"", true, false, false}, {"high", true, true, true}, {"HIGH", true, true, true}, {"normal", false, false, false}, {"fast", true, false, false},
 	} {
 		t.Setenv("OCLSOLVE_SIDE_PRIORITY", c.env)
-		if got := sidePriority(hinted); got != c.hinted {
-			t.Errorf("OCLSOLVE_SIDE_PRIORITY=%q, device with the hint: high %v, want %v", c.env, got, c.hinted)
+		if got, forced := sidePriority(hinted); got != c.hinted || forced != c.forced {
+			t.Errorf("OCLSOLVE_SIDE_PRIORITY=%q, device with the hint: high %v forced %v, want %v %v", c.env, got, forced, c.hinted, c.forced)
 		}
-		if got := sidePriority(plain); got != c.plain {
-			t.Errorf("OCLSOLVE_SIDE_PRIORITY=%q, device without it: high %v, want %v", c.env, got, c.plain)
+		if got, forced := sidePriority(plain); got != c.plain || forced != c.forced {
+			t.Errorf("OCLSOLVE_SIDE_PRIORITY=%q, device without it: high %v forced %v, want %v %v", c.env, got, forced, c.plain, c.forced)
+		}
+	}
+}
+
+// Only OpenCL 2.0 and later have clCreateCommandQueueWithProperties.
+func TestOpenCL20(t *testing.T) {
+	for v, want := range map[string]bool{
+		"OpenCL 3.0 CUDA": true, "OpenCL 2.0 AMD-APP (3614.0)": true, "OpenCL 1.2 pocl 3.1": false,
+		"OpenCL 1.1": false, "": false, "OpenCL C 3.0": false, "garbage": false,
+	} {
+		if got := openCL20(v); got != want {
+			t.Errorf("openCL20(%q) = %v, want %v", v, got, want)
 		}
 	}
 }

@@ -109,7 +109,7 @@ inline void warp_argmax(double *best, int *idx) {
 // redux.sync, vote.sync) instead of warp_argmax's five butterfly rounds
 // (three shuffles and a comparison of doubles each), and the warps'
 // winners after the step's barrier likewise instead of tselScan's three
-// rounds: about 0.27 us less per step on an H100 (lu_tournament.go,
+// rounds: about 0.24 us less per step on an H100 (lu_tournament.go,
 // tselRedux).
 #ifdef GAUSS_REDUX
 inline uint redux_max(const uint v) {
@@ -138,7 +138,7 @@ inline uint ballot(const uint p) {
 // row r >= 0 and anything for r = -1 (none). Nonnegative doubles order as
 // their bit patterns, so the largest m is the largest high word and, among
 // the lanes that hold it, the largest low word: two redux.sync (exact, no
-// rounding of m). A row, which better() puts below every magnitude, gets
+// rounding of m). No row (r = -1), which better() puts below every magnitude, gets
 // key 0 and a live one its high word plus 1 (at most 0x7ff00001 for
 // +Inf), so that a live zero beats it. Lanes with the same (m) tie: the
 // smallest row, by one more redux.sync where the ballot has more than one

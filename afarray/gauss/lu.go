@@ -385,14 +385,37 @@ func luProgram(dev *kernels.Device, nb int) (*kernels.Program, error) {
 			}
 		}
 	}
-	var tsel strings.Builder
-	for rpi := 1; rpi <= tournamentRows(dev, nb, tl); rpi++ {
-		tsel.WriteString(tselSource(nb, tl, rpi, red))
-	}
 	return dev.Build(opts, kernels.Source{Name: "lu.cl", Text: luSource},
 		kernels.Source{Name: "trsv.cl", Text: trsvSource}, kernels.Source{Name: "lu_trsv.cl", Text: luTrsvSource},
 		kernels.Source{Name: "lu_tournament.cl", Text: luTournamentSource},
-		kernels.Source{Name: "lu_tsel.cl", Text: tsel.String()})
+		kernels.Source{Name: "lu_tsel.cl", Text: tselSources(nb, tl, tournamentRows(dev, nb, tl), red)})
+}
+
+// tselKey is what the generated tournament kernels depend on.
+type tselKey struct {
+	nb, tl, rows int
+	red          tselReduction
+}
+
+// tselGenerated keeps tselSources' texts: generating lu_tsel and lu_tsel2
+// for 32 columns took about 1.2 ms and 12,600 allocations on the 2-core
+// host (review10, 2026-11-23), at every Factorize before the program
+// cache could answer.
+var tselGenerated sync.Map // tselKey -> string
+
+// tselSources is the text of the tournament kernels with 1..rows rows per
+// item (tselSource), generated once per process for each set of arguments.
+func tselSources(nb, tl, rows int, red tselReduction) string {
+	key := tselKey{nb, tl, rows, red}
+	if s, ok := tselGenerated.Load(key); ok {
+		return s.(string)
+	}
+	var b strings.Builder
+	for rpi := 1; rpi <= rows; rpi++ {
+		b.WriteString(tselSource(nb, tl, rpi, red))
+	}
+	s, _ := tselGenerated.LoadOrStore(key, b.String())
+	return s.(string)
 }
 
 // warpShuffle reports whether the LU's kernels may reduce their pivot

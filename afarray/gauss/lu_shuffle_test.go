@@ -165,8 +165,7 @@ func TestWarpReduxSameFactors(t *testing.T) {
 				t.Run(fmt.Sprintf("n=%d/nb=%d/ties=%v", n, nb, ties), func(t *testing.T) {
 					a, b := randomSystem(n, uint64(n)+uint64(nb), false)
 					if ties {
-						// 3% of entries grow too much at 3000 (tieSystemDensity).
-						a, b = tieSystemDensity(n, uint64(n)+uint64(nb), min(30, 9000/n))
+						a, b = tieSystemDensity(n, uint64(n)+uint64(nb), tieDensity(n))
 					}
 					var fs [2][]float64
 					var ps [2][]int
