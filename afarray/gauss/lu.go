@@ -366,9 +366,16 @@ func uploadMatrix(buf *kernels.Buffer, host []float64, n, ld int, amax float64) 
 	return buf.Write(0, host)
 }
 
+// luBuildOptions are added to luProgram's compiler options: TestLUBuildLog
+// sets them (-cl-nv-verbose: registers and spills per kernel).
+var luBuildOptions = ""
+
 func luProgram(dev *kernels.Device, nb int) (*kernels.Program, error) {
 	tl := max(16, tournamentLocal(dev, nb))
 	opts := fmt.Sprintf("-DNB=%d -DTS=%d -DTL=%d", nb, trsvRows(dev), tl)
+	if luBuildOptions != "" {
+		opts += " " + luBuildOptions
+	}
 	if isGPU(dev) {
 		opts += " -DGAUSS_GPU"
 	}

@@ -570,10 +570,27 @@ const (
 // (2026-11-23, with tselShuffle: OCLSOLVE_LU_REDUX=off): 7.19-7.36 /
 // 51.03-51.61 ms in two calls against main b094e72's 7.29 / 51.92 in the
 // first (bench dense --ops lu, n = 2047 / 8192), no clear effect alone;
-// kept with warp_winner, with which it was measured. ptxas (-cl-nv-verbose, with tselRedux) gives lu_tsel 255
-// registers without spills and lu_tsel2 255 registers with 180 bytes
-// spilled: loading the pivot row per row in lu_tsel2 (shorter live
-// ranges) is untried.
+// kept with warp_winner, with which it was measured.
+//
+// Register pressure is not what holds a step. ptxas (-cl-nv-verbose, with
+// tselRedux; TestLUBuildLog prints it) gives lu_tsel 255 registers without
+// spills and lu_tsel2 255 with 180 bytes spilled. Two steps that keep the
+// pivot row out of the registers across the item's rows were built
+// (branch spill11-code, OCLSOLVE_TSEL_STEP): the multipliers scaled (or
+// divided) in place, then one written-out update per row in which each
+// pair of the pivot row is read from local memory at its point of use
+// ("rows"), or each pair read once and applied to both rows before the
+// next ("pairs"). "rows" took lu_tsel2 to 254 registers without spills and
+// lu_tsel to 234, and was no faster; "pairs" spilled 240 bytes at 255 and
+// was slower. H100, 2026-11-23, one call against main 1f813b8, bench dense
+// --ops lu, best of 5, n = 2047 / 8192: main 6.071 / 47.667 ms, rows
+// 5.995 / 48.124, pairs 6.016 / 50.274 (backward errors 1.9e-15 / 7.7e-15
+// in all); OCLSOLVE_PROFILE, mean per launch, main / rows / pairs:
+// lu_tsel2 at 8192 80.7 / 82.0 / 92.6 us, lu_tsel at 2047 55.8 / 55.4 /
+// 55.1 us. Removing the spills did not shorten the step; what it is made
+// of (the chain from the barrier: the warps' reduction, the pivot row's
+// loads, the multipliers, column j+1's update, the next reduction and
+// reciprocal) was not measured apart.
 //
 // A step's multipliers are v * (1/d) for the pivot d (v / d where |d| is
 // subnormal, whose reciprocal overflows), as LAPACK's dgetf2 scales by the

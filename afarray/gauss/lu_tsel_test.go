@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -261,4 +262,86 @@ func TestTournamentTies(t *testing.T) {
 			})
 		}
 	}
+}
+
+// A pivot of subnormal magnitude divides its column's multipliers (its
+// reciprocal overflows, so lu_tsel must not scale by it): the matrix is
+// scaled to 2^-1010, so that such a pivot stays above the tolerance, and
+// three columns by a further 2^-18, so that every candidate of theirs is
+// subnormal, about 2^-1028, whose reciprocal overflows (two columns of the
+// first panel, one of the second; with 2^-14 the reciprocals were finite
+// and scaling by them passed too). The first
+// panel's pivots must be those of the Go tournament over the same tree,
+// and P A = L U hold column by column relative to the column's own largest
+// entry (a normwise check would not see those columns), with one and two
+// rows per item, for one leaf and for two leaves and a root.
+func TestTournamentSubnormalPivots(t *testing.T) {
+	dev := testDevice(t)
+	const nb = 16
+	tl := tournamentLocal(dev, nb)
+	if tl == 0 {
+		t.Skipf("%s: no tournament with %d columns", dev.Name(), nb)
+	}
+	defer func(r int) { tselRows = r }(tselRows)
+	tiny := []int{2, 11, nb + 5}
+	for _, rows := range []int{1, 2} {
+		rl := tl * rows
+		for _, n := range []int{2 * nb, rl + nb + 3} {
+			t.Run(fmt.Sprintf("rows=%d/n=%d", rows, n), func(t *testing.T) {
+				tselRows = rows
+				a, _ := randomSystem(n, uint64(n)+uint64(rows)+7, false)
+				a.Scale(0x1p-1010, a)
+				for _, c := range tiny {
+					for i := 0; i < n; i++ {
+						a.Set(i, c, a.At(i, c)*0x1p-18)
+					}
+				}
+				lu := LU{BlockSize: nb, Pivoting: PivotingTournament}
+				if err := lu.Factorize(dev, a); err != nil {
+					t.Fatal(err)
+				}
+				defer lu.Release()
+				want := tournamentPanelRef(a, nb, rl)
+				piv := lu.Pivots()
+				for i := range want {
+					if piv[i] != want[i] {
+						t.Fatalf("pivots %v, the Go tournament's %v", piv[:nb], want)
+					}
+				}
+				l, u := luFactorsOf(t, &lu)
+				var prod mat.Dense
+				prod.Mul(l, u)
+				pa := permuted(a, piv)
+				for c := 0; c < n; c++ {
+					var scale, diff float64
+					for i := 0; i < n; i++ {
+						scale = math.Max(scale, math.Abs(pa.At(i, c)))
+						diff = math.Max(diff, math.Abs(pa.At(i, c)-prod.At(i, c)))
+					}
+					if !(diff <= 1e-12*scale) {
+						t.Errorf("column %d: max |P A - L U| = %.3g, max |P A| = %.3g", c, diff, scale)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestLUBuildLog prints the compiler's log of the LU's program for the
+// tournament's block size built with the given extra options, e.g.
+// OCLSOLVE_LU_BUILDLOG=-cl-nv-verbose on NVIDIA (registers and spills of
+// lu_tsel, lu_tsel2 and the rest). It only runs when that variable is set.
+func TestLUBuildLog(t *testing.T) {
+	opts, ok := os.LookupEnv("OCLSOLVE_LU_BUILDLOG")
+	if !ok {
+		t.Skip("OCLSOLVE_LU_BUILDLOG not set")
+	}
+	dev := testDevice(t)
+	defer func(o string) { luBuildOptions = o }(luBuildOptions)
+	luBuildOptions = opts
+	p, err := luProgram(dev, smallBlockSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s (%s):\n%s", p.Name(), opts, p.Log())
 }
