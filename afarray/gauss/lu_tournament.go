@@ -65,6 +65,22 @@ const (
 // gave lu_tsel fewer than 512 for 16 and 32 columns); each
 // tree node merges TL/nb candidate blocks, which must be at least 2. On a
 // CPU (PoCL) the rows live in memory anyway: four blocks per node.
+//
+// Groups of 512 with one row each were built for the panels where
+// panelRows picks two rows per item (branch wide12-code: lu_tselw,
+// lu_tsel2's tree of leaves of 512 rows and 16 children per node in its
+// own program, -cl-nv-maxrregcount=128, OCLSOLVE_TSEL_WIDE=off; its
+// factors and pivots bitwise lu_tsel2's on PoCL with groups of 128 and
+// 16 columns). On an H100 (2026-11-23, main 606f442) it never ran:
+// ptxas fit lu_tselw in 128 registers (the limit came from
+// reqd_work_group_size already; lu_tsel2: 255 registers, 180 bytes
+// spilled) with 628 bytes spilled, and NVIDIA's OpenCL still reported a
+// CL_KERNEL_WORK_GROUP_SIZE under 512 for it with 16 and with 32
+// columns, so the factorization kept lu_tsel2 (bench dense --ops lu,
+// best of 5, n = 2047 / 8192: 6.151 / 47.853 ms, 5.984 / 47.764 with
+// it switched off; OCLSOLVE_PROFILE lu_tsel2 at 8192 80.6 us a launch,
+// as before). The value reported, and caps of 112 or 96 registers (more
+// spills), were not measured.
 func tournamentLocal(dev *kernels.Device, nb int) int {
 	if nb <= 0 {
 		return 0
