@@ -67,9 +67,9 @@ const (
 // CPU (PoCL) the rows live in memory anyway: four blocks per node.
 //
 // Groups of 512 with one row each were built for the panels where
-// panelRows picks two rows per item (branch wide12-code: lu_tselw,
+// panelRows picks two rows per item (code not kept on main: lu_tselw,
 // lu_tsel2's tree of leaves of 512 rows and 16 children per node in its
-// own program, -cl-nv-maxrregcount=128, OCLSOLVE_TSEL_WIDE=off; its
+// own program, -cl-nv-maxrregcount=128; its
 // factors and pivots bitwise lu_tsel2's on PoCL with groups of 128 and
 // 16 columns). On an H100 (2026-11-23, main 606f442) it never ran:
 // ptxas fit lu_tselw in 128 registers (the limit came from
@@ -315,7 +315,7 @@ func tselTree(m, nb, rl int) (cand, cnt int) {
 // and update); not built.
 //
 // lu_tapply stays its own launch: fusing it into the tournament's launch
-// was built and measured no faster (branch fuse10-code, 2026-11-23). Every
+// was built and measured no faster (code not kept on main, 2026-11-23). Every
 // group of the launch (the leaves and groups launched beside them, one per
 // compute unit at most, where panelGroups trusts co-residency) waited on a
 // flag that the root raised after F, S and ipiv (device_fence on both
@@ -592,7 +592,7 @@ const (
 // tselRedux; TestLUBuildLog prints it) gives lu_tsel 255 registers without
 // spills and lu_tsel2 255 with 180 bytes spilled. Two steps that keep the
 // pivot row out of the registers across the item's rows were built
-// (branch spill11-code, OCLSOLVE_TSEL_STEP): the multipliers scaled (or
+// (code not kept on main): the multipliers scaled (or
 // divided) in place, then one written-out update per row in which each
 // pair of the pivot row is read from local memory at its point of use
 // ("rows"), or each pair read once and applied to both rows before the
