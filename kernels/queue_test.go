@@ -39,9 +39,10 @@ func TestSideQueueEvents(t *testing.T) {
 	if again, err := d.Side(); err != nil || again.raw() != side.raw() {
 		t.Fatalf("a second Side() made another queue (%v)", err)
 	}
-	// A device that lists the hint but refuses it gets a plain queue.
-	if high, _ := sidePriority(d.Info()); !high && d.SidePriority() != "normal" || high && d.SidePriority() == "" {
-		t.Errorf("side queue priority %q (high asked: %v)", d.SidePriority(), high)
+	// A device that lists the hint but refuses it gets a plain queue; a
+	// forced hint is high or Side failed.
+	if high, forced := sidePriority(d.Info()); !high && d.SidePriority() != "normal" || forced && d.SidePriority() != "high" {
+		t.Errorf("side queue priority %q (high asked: %v, forced: %v)", d.SidePriority(), high, forced)
 	}
 	n := 4096
 	buf, err := d.Alloc(int64(8 * n))
@@ -137,5 +138,31 @@ func TestOpenCL20(t *testing.T) {
 		if got := openCL20(v); got != want {
 			t.Errorf("openCL20(%q) = %v, want %v", v, got, want)
 		}
+	}
+}
+
+// Side with the hint forced (OCLSOLVE_SIDE_PRIORITY=high) gives a high
+// priority queue or fails with ErrOpenCL leaving no queue behind (PoCL
+// refuses the property); the next Side without the variable makes the
+// default queue. A Device of its own (the default's side queue may exist
+// already; its context is not released before the process ends).
+func TestSidePriorityForced(t *testing.T) {
+	def := testDevice(t)
+	d := &Device{info: def.info, platform: def.platform, dev: def.dev}
+	t.Setenv("OCLSOLVE_SIDE_PRIORITY", "high")
+	if _, err := d.Side(); err != nil {
+		if !errors.Is(err, ErrOpenCL) || d.SidePriority() != "" {
+			t.Fatalf("forced high: %v (want ErrOpenCL), priority %q (want none)", err, d.SidePriority())
+		}
+		t.Logf("%s refuses the hint: %v", d.Name(), err)
+	} else if d.SidePriority() != "high" {
+		t.Fatalf("forced high made a %q queue", d.SidePriority())
+	}
+	t.Setenv("OCLSOLVE_SIDE_PRIORITY", "")
+	if _, err := d.Side(); err != nil {
+		t.Fatalf("default side queue after the forced one: %v", err)
+	}
+	if d.SidePriority() == "" {
+		t.Error("no side queue")
 	}
 }

@@ -310,7 +310,8 @@ func tselTree(m, nb, rl int) (cand, cnt int) {
 // 0.1 ms per GEMM (at n = 8192 shapes: GEMM 2.84 ms, 16 panel updates
 // 0.71, both 3.47), with or without a priority hint, and column chunks
 // of the GEMM lost more than they let through. At most that tail per
-// outer block would be hidden (15 blocks at n = 8192, 8 at 2047), less the
+// outer block would be hidden (15 blocks at n = 8192; none up to order
+// 2048, a single outer block since 3843616), less the
 // look-ahead's own launches (its swaps outside the block, a split solve
 // and update); not built.
 //
@@ -548,7 +549,8 @@ const (
 	// vote.sync in place of both butterflies (NVIDIA compute capability
 	// 8.0 and later, lu.go's warpRedux): the same pivots. Measured on an
 	// H100 (2026-11-23, this code, same call, OCLSOLVE_LU_REDUX=off
-	// against on; bench dense --ops lu, best of 5): n = 2047 7.19 ->
+	// against on; bench dense --ops lu, best of 5; outer blocks of that
+	// time: 256 columns at 2047): n = 2047 7.19 ->
 	// 6.43 ms (factor 6.86 -> 6.09), n = 8192 51.03 -> 47.63 ms (factor
 	// 50.03 -> 46.67), backward errors 1.7e-15 / 7.7e-15 in both.
 	// OCLSOLVE_PROFILE=1 (per two factorizations, against main b094e72
