@@ -25,9 +25,10 @@ const DefaultBlockSize = 64
 // On a GPU the blocked LU factorizes by default with tournament pivoting in
 // panels of smallBlockSize columns (partial pivoting, when asked for, in
 // panels of DefaultBlockSize), as one outer block up to order
-// gpuOneBlockOrder and in outer blocks of 512 columns above (outerBlock). Above gpuSmallOrder the default
-// is the tournament only where its pivot reductions use warp shuffles
-// (NVIDIA), partial pivoting elsewhere (autoPivoting): the figures below. Measured on an H100
+// gpuOneBlockOrder and in outer blocks of 512 columns above (outerBlock).
+// Above gpuSmallOrder the default is the tournament only where its pivot
+// reductions use warp shuffles (NVIDIA), partial pivoting elsewhere
+// (autoPivoting): the figures below. Measured on an H100
 // (2026-11-23, one run, factorization + solve, with the warp-shuffle
 // reductions, before the column-oriented solves of lu_swap_trsm and
 // lu_tapply): n = 2047 tournament 32 columns 11.0 ms, tournament 64
