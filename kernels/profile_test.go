@@ -11,15 +11,7 @@ import (
 // Profiling is fixed when a device is first used, so TestProfile runs its
 // checks (TestProfileChild) in a child process with OCLSOLVE_PROFILE=1.
 func TestProfile(t *testing.T) {
-	if os.Getenv("OCLSOLVE_PROFILE_CHILD") != "" {
-		t.Skip("in the child")
-	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestProfileChild(Gate)?$", "-test.v", "-test.count=1")
-	cmd.Env = append(os.Environ(), "OCLSOLVE_PROFILE=1", "OCLSOLVE_PROFILE_CHILD=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "--- PASS: TestProfileChild ") || !strings.Contains(string(out), "--- PASS: TestProfileChildGate ") {
-		t.Fatalf("child: %v\n%s", err, out)
-	}
+	runProfileChild(t, "1", "TestProfileChild", "TestProfileChildGate")
 }
 
 func TestProfileChild(t *testing.T) {
@@ -157,15 +149,7 @@ func TestProfileChildGate(t *testing.T) {
 // TestProfileTimeline runs TestProfileTimelineChild in a child process
 // with OCLSOLVE_PROFILE=timeline.
 func TestProfileTimeline(t *testing.T) {
-	if os.Getenv("OCLSOLVE_PROFILE_CHILD") != "" {
-		t.Skip("in the child")
-	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestProfileTimelineChild$", "-test.v", "-test.count=1")
-	cmd.Env = append(os.Environ(), "OCLSOLVE_PROFILE=timeline", "OCLSOLVE_PROFILE_CHILD=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "--- PASS: TestProfileTimelineChild ") {
-		t.Fatalf("child: %v\n%s", err, out)
-	}
+	runProfileChild(t, "timeline", "TestProfileTimelineChild")
 }
 
 // The timeline lists each launch with its queue, in the order of
@@ -224,5 +208,27 @@ func TestProfileTimelineChild(t *testing.T) {
 	}
 	if p, err := d.Profile(); err != nil || len(p.Timeline) != 0 {
 		t.Errorf("second Profile: timeline %+v, %v", p.Timeline, err)
+	}
+}
+
+// runProfileChild runs the tests named (their checks, which need
+// profiling from a device's first use) in a child process with
+// OCLSOLVE_PROFILE=mode, and fails unless each passed; in the child it
+// skips.
+func runProfileChild(t *testing.T, mode string, tests ...string) {
+	t.Helper()
+	if os.Getenv("OCLSOLVE_PROFILE_CHILD") != "" {
+		t.Skip("in the child")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^("+strings.Join(tests, "|")+")$", "-test.v", "-test.count=1")
+	cmd.Env = append(os.Environ(), "OCLSOLVE_PROFILE="+mode, "OCLSOLVE_PROFILE_CHILD=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	for _, name := range tests {
+		if !strings.Contains(string(out), "--- PASS: "+name+" ") {
+			t.Fatalf("child: %s did not pass\n%s", name, out)
+		}
 	}
 }

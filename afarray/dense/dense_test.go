@@ -14,7 +14,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-func testDevice(t *testing.T) *kernels.Device {
+func testDevice(t testing.TB) *kernels.Device {
 	t.Helper()
 	dev, err := kernels.Default()
 	if err != nil {
@@ -955,10 +955,7 @@ func FuzzParseConfig(f *testing.F) {
 }
 
 func BenchmarkGemm(b *testing.B) {
-	dev, err := kernels.Default()
-	if err != nil {
-		b.Skip(err)
-	}
+	dev := testDevice(b)
 	for _, dt := range dtypes {
 		e, err := For(dev, dt)
 		if err != nil {
@@ -1047,10 +1044,7 @@ func TestPotrfTimed(t *testing.T) {
 // b.N times in a row (the values are not a factorization after the first:
 // only the time counts).
 func BenchmarkPotrfBlockColumn(b *testing.B) {
-	dev, err := kernels.Default()
-	if err != nil {
-		b.Skip(err)
-	}
+	dev := testDevice(b)
 	e, err := For(dev, Float64)
 	if err != nil {
 		b.Fatal(err)

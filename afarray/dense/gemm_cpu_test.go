@@ -96,10 +96,7 @@ func checkPackedShapes(t *testing.T, rng *rand.Rand, dev *kernels.Device, dt DTy
 // OCLSOLVE_SIZES), packing included, and reports the best and the median
 // run.
 func BenchmarkGemmCPU(b *testing.B) {
-	dev, err := kernels.Default()
-	if err != nil {
-		b.Skip(err)
-	}
+	dev := testDevice(b)
 	cfgs := []Config{packedBeside}
 	for _, c := range Configs {
 		if c.Direct() {
@@ -130,6 +127,7 @@ func BenchmarkGemmCPU(b *testing.B) {
 	for _, n := range sizes {
 		bufs := make([]*kernels.Buffer, 3)
 		for i := range bufs {
+			var err error
 			if bufs[i], err = dev.Alloc(int64(n*n) * 8); err != nil {
 				b.Fatal(err)
 			}

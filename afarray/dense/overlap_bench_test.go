@@ -43,10 +43,7 @@ import (
 // 0.383, both 0.443, chunks=4 0.535, chunks=16 1.400. Column chunks add a
 // tail per chunk and lose more than they let through.
 func BenchmarkQueueOverlap(b *testing.B) {
-	dev, err := kernels.Default()
-	if err != nil {
-		b.Skip(err)
-	}
+	dev := testDevice(b)
 	e, err := For(dev, Float64)
 	if err != nil {
 		b.Fatal(err)

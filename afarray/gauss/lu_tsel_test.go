@@ -7,6 +7,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/oclsolve/oclsolve/kernels"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -145,28 +146,36 @@ func TestTournamentOneLaunch(t *testing.T) {
 			t.Run(fmt.Sprintf("rows=%d/n=%d/rpi=%d/levels=%d", rows, n, rpi, tselLevels(n, nb, tl*rpi)), func(t *testing.T) {
 				tselRows = rows
 				a, b := randomSystem(n, uint64(n)+uint64(rpi), false)
-				lu := LU{BlockSize: nb, Pivoting: PivotingTournament}
-				if err := lu.Factorize(dev, a); err != nil {
-					t.Fatal(err)
-				}
+				lu := factorMatchingPanelRef(t, dev, a, nb, tl*rpi)
 				defer lu.Release()
-				want := tournamentPanelRef(a, nb, tl*rpi)
-				got := lu.Pivots()[:nb]
-				for i := range want {
-					if got[i] != want[i] {
-						t.Fatalf("pivots %v, the Go tournament's %v", got, want)
-					}
-				}
-				x := make([]float64, n)
-				if err := lu.SolveVecTo(x, b); err != nil {
-					t.Fatal(err)
-				}
-				if be := backwardError(a, x, b); be > 1e-13 {
+				_, be := solveBackwardError(t, lu, a, b)
+				if be > 1e-13 {
 					t.Errorf("backward error %.3g", be)
 				}
 			})
 		}
 	}
+}
+
+// factorMatchingPanelRef factorizes a by the tournament in panels of nb
+// and fails the test unless the first panel's pivots are those of the Go
+// tournament over leaves of rl rows (tournamentPanelRef). The caller
+// releases the factorization.
+func factorMatchingPanelRef(t *testing.T, dev *kernels.Device, a *mat.Dense, nb, rl int) *LU {
+	t.Helper()
+	lu := &LU{BlockSize: nb, Pivoting: PivotingTournament}
+	if err := lu.Factorize(dev, a); err != nil {
+		t.Fatal(err)
+	}
+	want := tournamentPanelRef(a, nb, rl)
+	got := lu.Pivots()[:nb]
+	for i := range want {
+		if got[i] != want[i] {
+			lu.Release()
+			t.Fatalf("pivots %v, the Go tournament's %v", got, want)
+		}
+	}
+	return lu
 }
 
 // tieSystem is a seeded n x n matrix of ones, minus ones and mostly zeros
@@ -240,23 +249,10 @@ func TestTournamentTies(t *testing.T) {
 			t.Run(fmt.Sprintf("rows=%d/n=%d", rows, n), func(t *testing.T) {
 				tselRows = rows
 				a, b := tieSystemDensity(n, uint64(n)+uint64(rows), tieDensity(n))
-				lu := LU{BlockSize: nb, Pivoting: PivotingTournament}
-				if err := lu.Factorize(dev, a); err != nil {
-					t.Fatal(err)
-				}
+				lu := factorMatchingPanelRef(t, dev, a, nb, rl)
 				defer lu.Release()
-				want := tournamentPanelRef(a, nb, rl)
-				got := lu.Pivots()[:nb]
-				for i := range want {
-					if got[i] != want[i] {
-						t.Fatalf("pivots %v, the Go tournament's %v", got, want)
-					}
-				}
-				x := make([]float64, n)
-				if err := lu.SolveVecTo(x, b); err != nil {
-					t.Fatal(err)
-				}
-				if be := backwardError(a, x, b); be > 1e-13 {
+				_, be := solveBackwardError(t, lu, a, b)
+				if be > 1e-13 {
 					t.Errorf("backward error %.3g", be)
 				}
 			})
@@ -296,19 +292,10 @@ func TestTournamentSubnormalPivots(t *testing.T) {
 						a.Set(i, c, a.At(i, c)*0x1p-18)
 					}
 				}
-				lu := LU{BlockSize: nb, Pivoting: PivotingTournament}
-				if err := lu.Factorize(dev, a); err != nil {
-					t.Fatal(err)
-				}
+				lu := factorMatchingPanelRef(t, dev, a, nb, rl)
 				defer lu.Release()
-				want := tournamentPanelRef(a, nb, rl)
 				piv := lu.Pivots()
-				for i := range want {
-					if piv[i] != want[i] {
-						t.Fatalf("pivots %v, the Go tournament's %v", piv[:nb], want)
-					}
-				}
-				l, u := luFactorsOf(t, &lu)
+				l, u := luFactorsOf(t, lu)
 				var prod mat.Dense
 				prod.Mul(l, u)
 				pa := permuted(a, piv)

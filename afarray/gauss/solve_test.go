@@ -50,6 +50,17 @@ func backwardError(a mat.Matrix, x, b []float64) float64 {
 	return sparse.BackwardError(mat.Norm(a, math.Inf(1)), ax.RawVector().Data, x, b)
 }
 
+// solveBackwardError solves A x = b with lu (a failed solve fails the
+// test) and returns x with its backward error (backwardError).
+func solveBackwardError(t testing.TB, lu *LU, a mat.Matrix, b []float64) ([]float64, float64) {
+	t.Helper()
+	x := make([]float64, len(b))
+	if err := lu.SolveVecTo(x, b); err != nil {
+		t.Fatal(err)
+	}
+	return x, backwardError(a, x, b)
+}
+
 // gonumSolve is the independent reference: gonum's LU with partial pivoting.
 func gonumSolve(t testing.TB, a *mat.Dense, b []float64) []float64 {
 	var lu mat.LU
