@@ -42,6 +42,19 @@ import (
 // per GEMM whatever its size: at n = 2048 (profiled) gemm 0.199, chain
 // 0.383, both 0.443, chunks=4 0.535, chunks=16 1.400. Column chunks add a
 // tail per chunk and lose more than they let through.
+//
+// A GEMM on a persistent grid that leaves compute units free (code not
+// kept on main: (units - free) * per work-groups, each looping over tiles
+// of the tuned kernel) let the chain through, but lost more than the
+// chain's time itself. H100, 2026-11-23, n = 8192, ms per iteration: the
+// GEMM alone with one group per unit 4.52 (free 8) to 6.62 (free 48),
+// two per unit 3.31 (free 4) to 4.22 (free 32), three 3.42 to 4.32, four
+// 3.25 to 4.10, against 2.84 on the full grid; GEMM and chain together
+// 0.02-0.29 ms more than that GEMM alone (the chain alone 0.71), at best
+// 3.51 (four per unit, free 4) against 3.46 for both on the full grid.
+// Within one launch the same idea paid: gauss's tournament pivoting runs
+// the bulk of a panel's update in tile groups beside the tournament's few
+// work-groups (gauss/lu_tournament.go, fuseUpdate).
 func BenchmarkQueueOverlap(b *testing.B) {
 	dev := testDevice(b)
 	e, err := For(dev, Float64)

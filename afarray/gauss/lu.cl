@@ -207,7 +207,8 @@ inline void argmax_local(double *best, int *idx, __local double *lmax, __local i
 }
 
 // pivots_to_exchanges turns the rows chosen for the panel's NB columns
-// (pivrow[k..]) into LAPACK's sequence of exchanges ipiv[k..]: before
+// (pivrow[k..]; chosen_to_exchanges: chosen[0..NB)) into LAPACK's sequence
+// of exchanges ipiv[k..]: before
 // exchange i, the row chosen i-th sits where the earlier exchanges moved
 // it. One item runs it, in O(NB) steps on private arrays: a row from
 // outside the block k..k+NB-1 is still at its own place when it is chosen
@@ -218,10 +219,9 @@ inline void argmax_local(double *best, int *idx, __local double *lmax, __local i
 // but replacing it changed the factorization's time by less than the
 // run-to-run spread (n = 2048: 16.4 -> 17.2 ms, n = 8192: 120.2 -> 123.7,
 // one level, partial pivoting): the column steps themselves dominate.
-inline void pivots_to_exchanges(const int k, __global const int *pivrow, __global int *ipiv) {
-	int posOf[NB], at[NB], chosen[NB];
+inline void chosen_to_exchanges(const int k, const int *chosen, __global int *ipiv) {
+	int posOf[NB], at[NB];
 	for (int i = 0; i < NB; ++i) {
-		chosen[i] = pivrow[k + i];
 		posOf[i] = k + i;
 		at[i] = k + i;
 	}
@@ -240,6 +240,13 @@ inline void pivots_to_exchanges(const int k, __global const int *pivrow, __globa
 			posOf[r - k] = k + i;
 		at[i] = r;
 	}
+}
+
+inline void pivots_to_exchanges(const int k, __global const int *pivrow, __global int *ipiv) {
+	int chosen[NB];
+	for (int i = 0; i < NB; ++i)
+		chosen[i] = pivrow[k + i];
+	chosen_to_exchanges(k, chosen, ipiv);
 }
 
 // panel_start leaves each work-group's maximum of column k for step 0.

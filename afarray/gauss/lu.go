@@ -403,6 +403,7 @@ func luProgram(dev *kernels.Device, nb int) (*kernels.Program, error) {
 type tselKey struct {
 	nb, tl, rows int
 	red          tselReduction
+	clock        int // tselClock: 1 + tselClockK; 0 without
 }
 
 // tselGenerated keeps tselSources' texts: generating lu_tsel and lu_tsel2
@@ -414,7 +415,11 @@ var tselGenerated sync.Map // tselKey -> string
 // tselSources is the text of the tournament kernels with 1..rows rows per
 // item (tselSource), generated once per process for each set of arguments.
 func tselSources(nb, tl, rows int, red tselReduction) string {
-	key := tselKey{nb, tl, rows, red}
+	clock := 0
+	if tselClock {
+		clock = 1 + tselClockK
+	}
+	key := tselKey{nb, tl, rows, red, clock}
 	if s, ok := tselGenerated.Load(key); ok {
 		return s.(string)
 	}

@@ -15,7 +15,8 @@
 //                     from A), up to the root, whose picks are the panel's
 //                     pivot rows, in order, and whose eliminated rows are
 //                     exactly L11 \ U11 of those rows, which it leaves in F
-//                     (with the original rows k..k+NB-1 of the panel in S);
+//                     (the leaf of rows k..k+NB-1 leaves them, as A holds
+//                     them, in S);
 //                     lu_tsel2 (two rows per item) where that makes the tree
 //                     shorter (lu_tournament.go, panelRows);
 //   lu_tapply         one launch: the row exchanges and U12 = L11^-1 A12 on
@@ -80,6 +81,78 @@ inline void tsel_argmax(const int t, __local const double *rv, __local const int
 inline double recip_or_zero(const double d) {
 	const double a = fabs(d);
 	return a >= DBL_MIN && a <= 1.0 / DBL_MIN ? 1.0 / d : 0.0;
+}
+
+// With the update fused (lu_tournament.go, fuseUpdate), panel k's launch
+// of lu_tsel also finishes the previous panel's trailing update of the
+// columns k+NB..cend-1 (inside the outer block), A[r, c] -= sum_p A[r,
+// k-NB+p] A[k-NB+p, c] for the rows r >= k: work-groups launched after
+// the leaves (upd), beside the tournament, instead of in the GEMM launch
+// between lu_tapply and the next lu_tsel (which then updates only this
+// panel's own columns, which the tournament reads). Neither side touches
+// what the other reads: the tournament reads the panel's columns, the
+// tiles write the columns right of it, and both read the previous
+// panel's L21 and U12, which no one writes.
+//
+// tsel_update_tiles is the tiles' part: tiles of UTR x UTC outputs, each
+// item 4 x 4 of them (rows li/16 + UTR/4*a, columns li%16 + 16*b: a warp's
+// stores are rows of consecutive columns), the depth NB staged UKC at a
+// time (zeros past NB), group gi of ng taking tiles gi, gi+ng, ... Each
+// output accumulates fma(L, U, acc) over p in order and is stored as
+// A - acc, as the dense core's GEMM (gemm.cl) computes it.
+#define UTR (TL / 4)
+#define UTC 64
+#define UKC 16
+#define UBUF (UTR * UKC + UKC * UTC)
+inline void tsel_update_tiles(const int N, const int k, const int cend, __global double *A, __local double *Lt,
+                              const int gi, const int ng, const int li) {
+	__local double *Ut = Lt + UTR * UKC;
+	const int kp = k - NB, c0 = k + NB, tr = (N - k + UTR - 1) / UTR;
+	const int tiles = tr * ((cend - c0 + UTC - 1) / UTC), ty = li / 16, tx = li % 16;
+	for (int tile = gi; tile < tiles; tile += ng) {
+		const int i0 = k + (tile % tr) * UTR, j0 = c0 + (tile / tr) * UTC;
+		double acc[4][4];
+		TRSM_UNROLL
+		for (int a = 0; a < 4; ++a)
+			TRSM_UNROLL
+			for (int b = 0; b < 4; ++b)
+				acc[a][b] = 0.0;
+		for (int p0 = 0; p0 < NB; p0 += UKC) {
+			for (int x = li; x < UTR * UKC; x += TL) {
+				const int r = i0 + x / UKC, p = p0 + x % UKC;
+				Lt[x] = r < N && p < NB ? A[IDX(r, kp + p)] : 0.0;
+			}
+			for (int x = li; x < UKC * UTC; x += TL) {
+				const int p = p0 + x / UTC, c = j0 + x % UTC;
+				Ut[x] = p < NB && c < cend ? A[IDX(kp + p, c)] : 0.0;
+			}
+			barrier(CLK_LOCAL_MEM_FENCE);
+			TRSM_UNROLL
+			for (int p = 0; p < UKC; ++p) {
+				double av[4], bv[4];
+				TRSM_UNROLL
+				for (int a = 0; a < 4; ++a)
+					av[a] = Lt[(ty + UTR / 4 * a) * UKC + p];
+				TRSM_UNROLL
+				for (int b = 0; b < 4; ++b)
+					bv[b] = Ut[p * UTC + tx + 16 * b];
+				TRSM_UNROLL
+				for (int a = 0; a < 4; ++a)
+					TRSM_UNROLL
+					for (int b = 0; b < 4; ++b)
+						acc[a][b] = fma(av[a], bv[b], acc[a][b]);
+			}
+			barrier(CLK_LOCAL_MEM_FENCE);
+		}
+		TRSM_UNROLL
+		for (int a = 0; a < 4; ++a)
+			TRSM_UNROLL
+			for (int b = 0; b < 4; ++b) {
+				const int r = i0 + ty + UTR / 4 * a, c = j0 + tx + 16 * b;
+				if (r < N && c < cend)
+					A[IDX(r, c)] = A[IDX(r, c)] - acc[a][b];
+			}
+	}
 }
 
 // lu_tapply finishes a tournament panel in one launch of Gc column groups

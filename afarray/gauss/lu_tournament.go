@@ -418,12 +418,27 @@ func factorTournament(dev *kernels.Device, prog *kernels.Program, a, ipiv, statu
 	// far faster than ow/nb updates of nb.
 	ow := outerBlock(dev, nb, ld)
 	work := outerScratch(alloc, ld, ow, subst)
+	fuse := fuseUpdate()
+	units := dev.Info().ComputeUnits
 	for k0 := 0; k0 < ld; k0 += ow {
 		cend := min(ld, k0+ow)
 		for k := k0; k < cend; k += nb {
 			rpi := panelRows(ld-k, nb, tl, maxRows)
 			leaves := (ld - k + tl*rpi - 1) / (tl * rpi)
-			if err := sel[rpi].Launch([]int{leaves * tl}, []int{tl}, ld, k, a, cand, cnt, pivrow, ipiv, f, s, status, tol); err != nil {
+			// With fuse the previous panel's update of the columns right of
+			// this panel (inside the block) is this launch's: tile groups
+			// after the leaves, one per compute unit the leaves leave.
+			upd, tiles := 0, 0
+			if w := cend - k - nb; fuse && k > k0 && w > 0 {
+				upd = 1
+				tiles = (ld - k + tl/4 - 1) / (tl / 4) * ((w + 63) / 64)
+				tiles = min(tiles, max(1, units-leaves))
+			}
+			args := []any{ld, k, a, cand, cnt, pivrow, ipiv, f, s, status, tol, upd, cend}
+			if tselClock {
+				args = append(args, tselClockBuf)
+			}
+			if err := sel[rpi].Launch([]int{(leaves + tiles) * tl}, []int{tl}, args...); err != nil {
 				return errKernel("lu_tsel", err)
 			}
 			if err := phase(0); err != nil {
@@ -434,6 +449,18 @@ func factorTournament(dev *kernels.Device, prog *kernels.Program, a, ipiv, statu
 			}
 			if err := phase(1); err != nil {
 				return err
+			}
+			if fuse && k+nb < cend {
+				// The next panel's columns here; the next launch's tiles
+				// do the columns right of them.
+				c0, c1 := k+nb, min(cend, k+2*nb)
+				if err := eng.Gemm(false, false, -1, at.Sub(c0, k, c1-c0, nb), at.Sub(k, k+nb, nb, ld-k-nb), 1, at.Sub(c0, k+nb, c1-c0, ld-k-nb)); err != nil {
+					return errKernel("update", err)
+				}
+				if err := phase(2); err != nil {
+					return err
+				}
+				continue
 			}
 			if err := innerUpdate(eng, at, k, nb, cend, phase); err != nil {
 				return err
@@ -472,10 +499,49 @@ func launchApply(apply *kernels.Kernel, al, ld, nb, k, cend int, a, ipiv, f, s *
 	return nil
 }
 
+// fuseUpdate reports whether a panel's update inside the outer block is
+// split (OCLSOLVE_LU_FUSE=off: not, for benchmarks): a GEMM launch after
+// lu_tapply updates the next panel's columns only, and tile groups in the
+// next panel's launch of lu_tsel, beside its tournament, the columns right
+// of it (tsel_update_tiles in lu_tournament.cl). The tournament occupies a
+// compute unit per leaf (at most 16 at order 8192) for 30-100 us, so the
+// rest of the device has room for the bulk of the update there.
+//
+// Measured on an H100 (2026-11-23, bench dense --ops lu, best of 5, two
+// calls, against OCLSOLVE_LU_FUSE=off in the same calls): n = 2047
+// 5.21-5.24 ms against 5.93-5.96, 3000 10.07-10.16 against 10.25-10.26,
+// 4096 15.06-15.17 against 15.56-15.66, 8192 45.24-45.54 against
+// 47.12-47.48. OCLSOLVE_PROFILE: the launch of lu_tsel as long as without
+// the tiles (55 / 80 us a launch at 2047 / 8192), the GEMM of the next
+// panel's 32 columns 10-11 us (the whole update took 20). Doing the next
+// panel's columns too in the launch, by its leaves before their column
+// steps (each item its rows: v -= L21[r, p] U12[p, .] for p in order, U12
+// staged in local memory), was built and measured slower (code not kept
+// on main): the leaves spent 18 us (one row per item, order 2048) to 28-34
+// us (two, 8192) there instead of the 2-4 us of their multiply-adds, so
+// that n = 2047 took 5.55-5.62 ms with both parts fused and 6.73-6.76 with
+// the leaves' part alone, 8192 48.4-48.6 and 52.3.
+func fuseUpdate() bool { return os.Getenv("OCLSOLVE_LU_FUSE") != "off" }
+
 // tselRows, when not 0, overrides the device's lu_tsel rows per item: 1
 // or 2 for every panel, -1 the per-panel choice of a GPU (panelRows) on
 // any device. Tests run each.
 var tselRows = 0
+
+// rowsOverride is tselRows, else OCLSOLVE_LU_ROWS (1 or 2, for
+// benchmarks), else 0.
+func rowsOverride() int {
+	if tselRows != 0 {
+		return tselRows
+	}
+	switch os.Getenv("OCLSOLVE_LU_ROWS") {
+	case "1":
+		return 1
+	case "2":
+		return 2
+	}
+	return 0
+}
 
 // tournamentRows is the most candidate rows each lu_tsel work-item holds
 // for block size nb and work-group size tl: two on a GPU where the rows
@@ -483,7 +549,7 @@ var tselRows = 0
 // one on a CPU (PoCL), where the rows live in memory anyway. With two the
 // program has both kernels, lu_tsel and lu_tsel2, and panelRows chooses.
 func tournamentRows(dev *kernels.Device, nb, tl int) int {
-	switch tselRows {
+	switch rowsOverride() {
 	case 1:
 		return 1
 	case 2, -1:
@@ -510,7 +576,7 @@ func panelRows(m, nb, tl, maxRows int) int {
 	switch {
 	case maxRows < 2:
 		return 1
-	case tselRows == 2 || tselLevels(m, nb, 2*tl) < tselLevels(m, nb, tl):
+	case rowsOverride() == 2 || tselLevels(m, nb, 2*tl) < tselLevels(m, nb, tl):
 		return 2
 	}
 	return 1
@@ -648,10 +714,16 @@ func tselSource(nb, tl, rpi int, red tselReduction) string {
 	rl := tl * rpi
 	nw := tl / 32
 	w("#define RPI %d\n#define RL %d\n#define PER %d\n#define FAN %d\n#define NBP %d\n", rpi, rl, rl/nb*nb, rl/nb, (nb+1)/2*2)
+	if tselClock {
+		w("#ifndef TSEL_CLK\n#define TSEL_CLKS %d\n#define TSEL_CLK_K %d\n", tselClocks(nb), tselClockK)
+		raw(`#define TSEL_CLK(i) do { if (g == 0 && t == 0 && k == TSEL_CLK_K) { long c_; asm volatile("mov.u64 %0, %%clock64;" : "=l"(c_)); clk[lvl * TSEL_CLKS + (i)] = c_; } } while (0)
+#endif
+`)
+	}
 	raw(`__kernel __attribute__((reqd_work_group_size(TL, 1, 1)))
-void ` + tselKernel(rpi) + `(const int N, const int k, __global const double *A, __global int *cand, __global int *cnt,
+void ` + tselKernel(rpi) + `(const int N, const int k, __global double *A, __global int *cand, __global int *cnt,
              __global int *pivrow, __global int *ipiv, __global double *F, __global double *S,
-             __global int *status, const double tol) {
+             __global int *status, const double tol, const int upd, const int cend` + tselClockParam() + `) {
 `)
 	if shfl {
 		w("#define NW %d\n", nw)
@@ -680,9 +752,16 @@ void ` + tselKernel(rpi) + `(const int N, const int k, __global const double *A,
 	__local int go;
 	const int t = get_local_id(0);
 	int g = get_group_id(0), nin = N - k, G = (nin + RL - 1) / RL, R = RL;
-	int inOff = -1, outOff = 0, cntOff = 0, more = 1;
+	int inOff = -1, outOff = 0, cntOff = 0, more = 1, lvl = 0;
 	double best, d, m, rd;
 	int prow, r;
+	// The tile groups' slices of the fused update (lu_tournament.cl).
+	__local double2 ubuf2[(UBUF + 1) / 2];
+	__local double *const ubuf = (__local double *)ubuf2;
+	if (g >= G) {
+		if (upd)
+			tsel_update_tiles(N, k, cend, A, ubuf, g - G, get_num_groups(0) - G, t);
+	} else
 	while (more) {
 `)
 	for i := 0; i < rpi; i++ {
@@ -695,6 +774,28 @@ void ` + tselKernel(rpi) + `(const int N, const int k, __global const double *A,
 		for q := 0; q < nb; q++ {
 			w("\tdouble v%d_%d = on%d ? A[base%d + %d] : 0.0;\n", i, q, i, i, q)
 		}
+		// The leaf of rows k..k+NB-1 keeps them, as A holds them, in S for
+		// lu_tapply (rows that the exchanges move out of the block). The
+		// root copied them from A after its last step, and one item wrote
+		// pivrow and ipiv from global memory: its last step to its picks
+		// written took 17,500 cycles on an H100 (TestTselClock, n = 2047,
+		// 2026-11-23), 11,000 with S written here, pivrow by NB items and
+		// the exchanges from local memory (chosen_to_exchanges in lu.cl).
+		w("\tif (inOff < 0 && on%d && row%d < k + NB) {\n", i, i)
+		for q := 0; q < nb; q++ {
+			w("\t\tS[(row%d - k) * NB + %d] = v%d_%d;\n", i, q, i, q)
+		}
+		w("\t}\n")
+	}
+	clk := func(j, p int) {
+		if tselClock {
+			w("\tTSEL_CLK(%d);\n", j*4+p)
+		}
+	}
+	if tselClock {
+		// The loads' values must be in before the node's first clock.
+		w("\tif (g == 0 && t == 0 && k == TSEL_CLK_K && v0_0 == 1e300) clk[0] = 0;\n")
+		w("\tTSEL_CLK(%d);\n", nb*4)
 	}
 	live := func(i int) string { return fmt.Sprintf("(on%d && won%d < 0)", i, i) }
 	// The column steps are written out. A loop over them (one step as its
@@ -707,6 +808,7 @@ void ` + tselKernel(rpi) + `(const int N, const int k, __global const double *A,
 	for j := 0; j < nb; j++ {
 		w("\t// column %d\n", j)
 		last := j == nb-1
+		clk(j, 0)
 		// The item's best row (and, with shuffles, its value pv).
 		for i := 0; i < rpi; i++ {
 			w("\tm = %s ? magnitude(v%d_%d) : -1.0;\n\tr = %s ? row%d : -1;\n", live(i), i, j, live(i), i)
@@ -750,12 +852,15 @@ void ` + tselKernel(rpi) + `(const int N, const int k, __global const double *A,
 					w("\t}\n")
 				}
 			}
+			clk(j, 1)
 			w("\tbarrier(CLK_LOCAL_MEM_FENCE);\n")
+			clk(j, 2)
 			if red == tselRedux {
 				tselScanRedux(w, set, nw)
 			} else {
 				tselScan(w, set, nw)
 			}
+			clk(j, 3)
 			for i := 0; i < rpi; i++ {
 				w("\tif (%s && row%d == prow)\n\t\twon%d = %d;\n", live(i), i, i, j)
 			}
@@ -795,12 +900,8 @@ void ` + tselKernel(rpi) + `(const int N, const int k, __global const double *A,
 			}
 		}
 		w("\td = prow >= 0 ? %s : 0.0;\n", tselU(j))
-		// The reciprocal of a subnormal pivot overflows: divide there.
-		w("\tif (d != 0.0 && fabs(d) >= DBL_MIN) {\n")
-		tselEliminate(w, rpi, nb, j, live, "v%d_%d * rd")
-		w("\t} else if (d != 0.0) {\n")
-		tselEliminate(w, rpi, nb, j, live, "v%d_%d / d")
-		w("\t}\n\t}\n")
+		tselEliminate(w, rpi, nb, j, live)
+		w("\t}\n")
 	}
 	if shfl {
 		// The last column's picks (sel, selv) are written after the step's
@@ -818,15 +919,16 @@ void ` + tselKernel(rpi) + `(const int N, const int k, __global const double *A,
 		}
 		w("\t\t}\n")
 	}
-	raw(`		for (int x = t; x < NB * NB; x += TL)
-			S[x] = A[IDX(k + x / NB, k + x % NB)];
+	raw(`		for (int j = t; j < NB; j += TL) {
+			pivrow[k + j] = sel[j];
+			if (!(selv[j] > tol))
+				atomic_min(status, k + j);
+		}
 		if (t == 0) {
-			for (int j = 0; j < NB; ++j) {
-				pivrow[k + j] = sel[j];
-				if (!(selv[j] > tol))
-					atomic_min(status, k + j);
-			}
-			pivots_to_exchanges(k, pivrow, ipiv);
+			int chosen[NB];
+			for (int j = 0; j < NB; ++j)
+				chosen[j] = sel[j];
+			chosen_to_exchanges(k, chosen, ipiv);
 		}
 	} else {
 		for (int j = t; j < NB; j += TL)
@@ -834,7 +936,7 @@ void ` + tselKernel(rpi) + `(const int N, const int k, __global const double *A,
 		device_fence();
 	}
 	barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-	if (t == 0) {
+` + tselClockLine(nb*4+1) + `	if (t == 0) {
 		int last = 0;
 		if (G > 1) {
 			const int parent = g / FAN;
@@ -857,6 +959,7 @@ void ` + tselKernel(rpi) + `(const int N, const int k, __global const double *A,
 	g /= FAN;
 	G = (nin + PER - 1) / PER;
 	R = PER;
+	++lvl;
 	}
 `)
 	if shfl {
@@ -864,6 +967,40 @@ void ` + tselKernel(rpi) + `(const int N, const int k, __global const double *A,
 	}
 	raw("}\n#undef RPI\n#undef RL\n#undef PER\n#undef FAN\n#undef NBP\n")
 	return b.String()
+}
+
+// tselClock makes tselSource instrument its kernels for TestTselClock
+// (NVIDIA only: PTX's %clock64): a last argument clk receives, for the
+// panel at column tselClockK and group 0 of each level l, the compute
+// unit's cycle counter read by item 0 at clk[l*TSEL_CLKS + 4*j + p] in
+// column step j, p = 0 at the step's start, 1 before its barrier, 2 after
+// it, 3 after the reduction of the warps' results; at 4*NB once the
+// node's rows are loaded and at 4*NB+1 after the node's picks are
+// written.
+var tselClock = false
+
+// tselClockK is the panel (its first column) whose launch tselClock
+// records.
+var tselClockK = 0
+
+// tselClockBuf is the clk argument under tselClock.
+var tselClockBuf *kernels.Buffer
+
+// tselClocks is the number of clock slots per level (TSEL_CLKS).
+func tselClocks(nb int) int { return 4*nb + 2 }
+
+func tselClockParam() string {
+	if !tselClock {
+		return ""
+	}
+	return ",\n             __global long *clk"
+}
+
+func tselClockLine(slot int) string {
+	if !tselClock {
+		return ""
+	}
+	return fmt.Sprintf("\tTSEL_CLK(%d);\n", slot)
 }
 
 // tselU is the value of the pivot row's column q that a step reads: the
@@ -905,17 +1042,51 @@ func tselWriteRow(w func(string, ...any), rpi, nb, j int, live func(int) string,
 }
 
 // tselEliminate writes a column step's elimination of the rows not yet
-// picked: the multiplier (mult, with the row's index and column), then
-// the rank-1 update of the columns right of j from the pivot row's values
-// (tselU) that the step loaded once for all of the item's rows.
-func tselEliminate(w func(string, ...any), rpi, nb, j int, live func(int) string, mult string) {
+// picked, for a nonzero pivot d: the multipliers v * rd (rd the pivot's
+// reciprocal), or v / d where |d| is subnormal (its reciprocal
+// overflows), then the rank-1 update of the columns right of j from the
+// pivot row's values (tselU) that the step loaded once for all of the
+// item's rows.
+//
+// The update is written once, after a branch that only recomputes the
+// multipliers by division where the pivot is subnormal (the branch is the
+// same in every item); before, each path had its own copy of the update,
+// the step's code twice over. The kernel is straight-line code, each
+// instruction run once per node, and TestTselClock found on an H100
+// (2026-11-23) that steps wait for their instructions: the leaves of a
+// panel whose trailing update had just streamed the matrix through L2
+// took 2,600-3,400 cycles a step (two rows per item; the first panel, its
+// code never fetched before, 3,000-3,400) where the root right after them
+// took 1,750-1,950, and so did leaves at orders whose updates left the
+// code in L2 (1,024 and 4,096); one row per item, 1,650-1,800 at the
+// first panel against 1,250-1,380. Writing the update once took lu_tsel2
+// from 81.1 to 78.7 us a launch at n = 8192 (OCLSOLVE_PROFILE); with the
+// root's shorter tail (tselSource) LU + solve went from 5.87-5.88 to
+// 5.75-5.76 ms at 2047 and from 47.54-47.71 to 47.11-47.24 at 8192 (bench
+// dense --ops lu, best of 5, two runs in one call). A step reordered so
+// that column j+1's update, the next step's reduction and then the rest
+// of the update follow one another (the reduction's latency behind the
+// multiply-adds) was measured no faster (code not kept on main: clock
+// parts of a step unchanged; 5.77-5.85 / 47.19-47.75 ms against
+// 5.77-5.83 / 47.19-47.47 in the same call).
+func tselEliminate(w func(string, ...any), rpi, nb, j int, live func(int) string) {
+	w("\tif (d != 0.0) {\n")
 	for i := 0; i < rpi; i++ {
-		w("\t\tif (%s) {\n\t\t\tconst double l = "+mult+";\n\t\t\tv%d_%d = l;\n", live(i), i, j, i, j)
+		w("\t\tdouble l%d = v%d_%d * rd;\n", i, i, j)
+	}
+	w("\t\tif (fabs(d) < DBL_MIN) {\n")
+	for i := 0; i < rpi; i++ {
+		w("\t\t\tl%d = v%d_%d / d;\n", i, i, j)
+	}
+	w("\t\t}\n")
+	for i := 0; i < rpi; i++ {
+		w("\t\tif (%s) {\n\t\t\tv%d_%d = l%d;\n", live(i), i, j, i)
 		for q := j + 1; q < nb; q++ {
-			w("\t\t\tv%d_%d -= l * %s;\n", i, q, tselU(q))
+			w("\t\t\tv%d_%d -= l%d * %s;\n", i, q, i, tselU(q))
 		}
 		w("\t\t}\n")
 	}
+	w("\t}\n")
 }
 
 // tselScanRedux is tselScan by warp_winner: lane l < NW takes warp l's
