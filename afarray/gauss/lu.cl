@@ -36,7 +36,9 @@
 // took longer on an H100 (2026-11-23, OCLSOLVE_PROFILE, mean per launch,
 // n = 2047 / 8192: 16.8 / 18.3 us written out, 15.2 / 15.8 us as a loop;
 // two calls). The size of the straight-line code (instruction fetches) is
-// the suspected reason, not verified.
+// the suspected reason, not verified here; for lu_tsel TestTselClock
+// measured steps waiting for their code (tselEliminate in
+// lu_tournament.go).
 #ifdef GAUSS_GPU
 #define TRSM_UNROLL _Pragma("unroll")
 #define STEP_LOOP _Pragma("unroll 1")

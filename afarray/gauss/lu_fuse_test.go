@@ -14,14 +14,21 @@ import (
 // bitwise the same; a CPU's GEMM kernels may sum in another order, and
 // there they must agree to rounding with the same pivots. The orders cover
 // one panel (nothing fused), several panels in one outer block, several
-// outer blocks (above 4 panels on a CPU; above order 2048 on a GPU, which
-// the benchmarks run), rows beyond the last tile and panels that take
-// several tile groups; block sizes 16, 32 and 48 (groups of 64, 128 and
-// 192 items on a CPU: tiles of 16, 32 and 48 rows).
+// outer blocks (the device's own blocks: four panels on a CPU, the whole
+// matrix up to order 2048 on a GPU; and outer blocks of 160 and 80
+// columns, luOuterBlock, on every device), rows beyond the last tile, and
+// three tile groups each looping over several tiles (tileGroups); block
+// sizes 16, 32 and 48 (groups of 64, 128 and 192 items on a CPU: tiles of
+// 16, 32 and 48 rows).
 func TestFusedUpdateMatchesUnfused(t *testing.T) {
 	dev := testDevice(t)
-	for _, c := range []struct{ n, nb int }{{16, 16}, {40, 16}, {97, 16}, {200, 16}, {333, 16}, {150, 48}, {600, 32}} {
-		t.Run(fmt.Sprintf("n=%d/nb=%d", c.n, c.nb), func(t *testing.T) {
+	for _, c := range []struct{ n, nb, outer, groups int }{
+		{16, 16, 0, 0}, {40, 16, 0, 0}, {97, 16, 0, 0}, {200, 16, 0, 0}, {333, 16, 0, 0}, {150, 48, 0, 0},
+		{600, 32, 0, 0}, {600, 32, 160, 0}, {517, 16, 80, 3},
+	} {
+		t.Run(fmt.Sprintf("n=%d/nb=%d/outer=%d/groups=%d", c.n, c.nb, c.outer, c.groups), func(t *testing.T) {
+			defer func(o, g int) { luOuterBlock, tileGroups = o, g }(luOuterBlock, tileGroups)
+			luOuterBlock, tileGroups = c.outer, c.groups
 			a, b := randomSystem(c.n, uint64(c.n)+77, false)
 			onGPU := isGPU(dev)
 			factor := func(fuse string) (*LU, []float64, []float64) {

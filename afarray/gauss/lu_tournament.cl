@@ -1,7 +1,8 @@
 // Tournament pivoting for the blocked LU's panel (CALU: Grigori, Demmel
 // and Xiang, "CALU: a communication optimal LU factorization algorithm",
 // SIAM J. Matrix Anal. Appl. 32, 2011), two launches per panel of NB
-// columns (besides the GEMM) instead of a grid-wide barrier per column:
+// columns (besides the update's GEMM) instead of a grid-wide barrier per
+// column:
 //
 //   lu_tsel           one launch per panel for the whole tree: each
 //                     work-group takes up to TL*RPI rows of the panel
@@ -23,7 +24,10 @@
 //                     every column outside the panel (lu_swap_trsm's work),
 //                     and on the panel's columns L11\U11 from F and
 //                     L21 = A21 U11^-1 for the rows below (no pivoting);
-//   update            A22 -= L21 U12, the dense core's GEMM (lu.go).
+//   update            A22 -= L21 U12: the dense core's GEMM (lu.go), or
+//                     with the update fused (below) that GEMM on the next
+//                     panel's columns only and the rest in tile groups of
+//                     the next panel's lu_tsel launch.
 //
 // The pivots are not those of partial pivoting beyond each panel's first
 // column, but the factorization is as stable in practice (the paper's

@@ -295,13 +295,18 @@ func tselTree(m, nb, rl int) (cand, cnt int) {
 
 // factorTournament is factorBlocked with tournament pivoting: per panel,
 // lu_tsel (or lu_tsel2, panelRows) with one group per leaf, which runs the
-// whole tree (tselSource), lu_tapply, and the GEMM update. Measured on an
+// whole tree (tselSource), lu_tapply, and the update (with fuseUpdate, a
+// GEMM of the next panel's columns only, the rest in tile groups of the
+// next panel's lu_tsel launch inside the outer block). Measured on an
 // H100 (2026-11-23, profile of one factorization): the one launch took
 // lu_tsel from 4.96 to 4.66 ms at n = 2047 (64 launches instead of 120)
 // and from 28.1 to 26.1 ms at n = 8192 (256 instead of 696): a node's 32
 // column steps (about 36 us) dominate, not the launches.
 // phase is factorBlocked's: after the tournament (0), lu_tapply (1), the
-// update (2).
+// update (2). With fuseUpdate, phase 0 also holds the tile groups'
+// share of the previous panel's update and phase 2 only the GEMM of the
+// next panel's columns (and a benchmark that waits at each phase gives
+// the tiles no tournament to run beside).
 //
 // No look-ahead (the next outer block's panels on the side queue beside
 // the trailing GEMM, as dense's Potrf does): dense's BenchmarkQueueOverlap
@@ -333,9 +338,11 @@ func tselTree(m, nb, rl int) (cand, cnt int) {
 // steps (F into local memory, the exchange plan, the gathers' loads, 32
 // solve steps, the stores), not a launch's floor. A first layout (units
 // of 256 columns or 64 rows per group, fewer groups) lost more: 7.11 /
-// 52.1 ms against 7.31 / 51.4. The update in the same launch (a second
-// hand-over, L21 read past the compute units' caches, since the tree read
-// those rows) was therefore not tried.
+// 52.1 ms against 7.31 / 51.4. The update after lu_tapply's work in the
+// same launch (a second hand-over, L21 read past the compute units'
+// caches, since the tree read those rows) was therefore not tried; the
+// previous panel's update beside the tournament, which waits for nothing,
+// is fuseUpdate.
 func factorTournament(dev *kernels.Device, prog *kernels.Program, a, ipiv, status, guard *kernels.Buffer, ld, nb int, tol float64,
 	subst bool, phase func(int) error) error {
 	tl := tournamentLocal(dev, nb)
@@ -432,7 +439,11 @@ func factorTournament(dev *kernels.Device, prog *kernels.Program, a, ipiv, statu
 			if w := cend - k - nb; fuse && k > k0 && w > 0 {
 				upd = 1
 				tiles = (ld - k + tl/4 - 1) / (tl / 4) * ((w + 63) / 64)
-				tiles = min(tiles, max(1, units-leaves))
+				if tileGroups > 0 {
+					tiles = min(tiles, tileGroups)
+				} else {
+					tiles = min(tiles, max(1, units-leaves))
+				}
 			}
 			args := []any{ld, k, a, cand, cnt, pivrow, ipiv, f, s, status, tol, upd, cend}
 			if tselClock {
@@ -523,13 +534,20 @@ func launchApply(apply *kernels.Kernel, al, ld, nb, k, cend int, a, ipiv, f, s *
 // the leaves' part alone, 8192 48.4-48.6 and 52.3.
 func fuseUpdate() bool { return os.Getenv("OCLSOLVE_LU_FUSE") != "off" }
 
+// tileGroups, when positive, caps the tile groups of a fused launch
+// (tests: several tiles per group); 0 takes one per compute unit that the
+// leaves leave.
+var tileGroups = 0
+
 // tselRows, when not 0, overrides the device's lu_tsel rows per item: 1
 // or 2 for every panel, -1 the per-panel choice of a GPU (panelRows) on
 // any device. Tests run each.
 var tselRows = 0
 
 // rowsOverride is tselRows, else OCLSOLVE_LU_ROWS (1 or 2, for
-// benchmarks), else 0.
+// benchmarks), else 0. Two rows per item this way skip tournamentRows's
+// register bound (at 64 columns per panel, 128 doubles an item: spills);
+// the factors stay right. The variable's two apply on GPUs only.
 func rowsOverride() int {
 	if tselRows != 0 {
 		return tselRows
@@ -549,10 +567,15 @@ func rowsOverride() int {
 // one on a CPU (PoCL), where the rows live in memory anyway. With two the
 // program has both kernels, lu_tsel and lu_tsel2, and panelRows chooses.
 func tournamentRows(dev *kernels.Device, nb, tl int) int {
-	switch rowsOverride() {
-	case 1:
+	switch r := rowsOverride(); {
+	case r == 1:
 		return 1
-	case 2, -1:
+	case tselRows == 2 || tselRows == -1:
+		return 2
+	case r == 2 && isGPU(dev):
+		// OCLSOLVE_LU_ROWS=2 on GPUs only: PoCL crashed (SIGSEGV) on two
+		// rows per item forced with 64 columns per panel (2026-11-23,
+		// tselRows -1 in a test; at main dbb539a too).
 		return 2
 	}
 	if isGPU(dev) && 2*tl*nb <= 16384 {

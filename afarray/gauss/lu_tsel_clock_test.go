@@ -39,7 +39,7 @@ func TestTselClock(t *testing.T) {
 		tselRows = v
 	}
 	const levels = 4
-	nb := 32
+	nb := smallBlockSize // the GPU's default panel width
 	slots := tselClocks(nb)
 	buf, err := dev.Alloc(int64(8 * levels * slots))
 	if err != nil {
@@ -51,7 +51,7 @@ func TestTselClock(t *testing.T) {
 	}
 	tselClockBuf = buf
 	a, _ := randomSystem(n, 5, false)
-	var lu LU
+	lu := LU{BlockSize: nb, Pivoting: PivotingTournament}
 	if err := lu.Factorize(dev, a); err != nil {
 		t.Fatal(err)
 	}
