@@ -103,7 +103,10 @@ inline double recip_or_zero(const double d) {
 // stores are rows of consecutive columns), the depth NB staged UKC at a
 // time (zeros past NB), group gi of ng taking tiles gi, gi+ng, ... Each
 // output accumulates fma(L, U, acc) over p in order and is stored as
-// A - acc, as the dense core's GEMM (gemm.cl) computes it.
+// A - acc, as the dense core's GEMM (gemm.cl) computes it. It is not
+// gemm.cl's tile itself: that one runs in two-dimensional groups of its
+// tuned geometry under its own macros (T, MT, NT, ...), and these tiles
+// run in lu_tsel's one-dimensional groups of TL items, within its launch.
 #define UTR (TL / 4)
 #define UTC 64
 #define UKC 16

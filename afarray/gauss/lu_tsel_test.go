@@ -112,13 +112,8 @@ func tournamentPanelRef(a *mat.Dense, nb, rl int) []int {
 // depend on the updates' rounding, so only the first is compared exactly
 // (random entries: no near ties).
 func TestTournamentOneLaunch(t *testing.T) {
-	dev := testDevice(t)
 	const nb = 16
-	tl := tournamentLocal(dev, nb)
-	if tl == 0 {
-		t.Skipf("%s: no tournament with %d columns", dev.Name(), nb)
-	}
-	defer func(r int) { tselRows = r }(tselRows)
+	dev, tl := tournamentTestDevice(t, nb)
 	for _, rows := range []int{1, 2, -1} {
 		rl := tl * max(1, rows)
 		fan := rl / nb
@@ -155,6 +150,20 @@ func TestTournamentOneLaunch(t *testing.T) {
 			})
 		}
 	}
+}
+
+// tournamentTestDevice is the test device and lu_tsel's work-group size
+// for nb columns there, skipping the test where the tournament does not
+// apply; the test may set tselRows, which is restored after it.
+func tournamentTestDevice(t *testing.T, nb int) (*kernels.Device, int) {
+	t.Helper()
+	dev := testDevice(t)
+	tl := tournamentLocal(dev, nb)
+	if tl == 0 {
+		t.Skipf("%s: no tournament with %d columns", dev.Name(), nb)
+	}
+	t.Cleanup(func(r int) func() { return func() { tselRows = r } }(tselRows))
+	return dev, tl
 }
 
 // factorMatchingPanelRef factorizes a by the tournament in panels of nb
@@ -236,13 +245,8 @@ func tieDensity(n int) int {
 // the reductions (shuffles, or warp_winner's redux.sync) that the GPU
 // takes, and the solve's backward error the rest.
 func TestTournamentTies(t *testing.T) {
-	dev := testDevice(t)
 	const nb = 16
-	tl := tournamentLocal(dev, nb)
-	if tl == 0 {
-		t.Skipf("%s: no tournament with %d columns", dev.Name(), nb)
-	}
-	defer func(r int) { tselRows = r }(tselRows)
+	dev, tl := tournamentTestDevice(t, nb)
 	for _, rows := range []int{1, 2} {
 		rl := tl * rows
 		for _, n := range []int{rl, rl + 5, 3*rl + nb + 3} {
@@ -272,13 +276,8 @@ func TestTournamentTies(t *testing.T) {
 // entry (a normwise check would not see those columns), with one and two
 // rows per item, for one leaf and for two leaves and a root.
 func TestTournamentSubnormalPivots(t *testing.T) {
-	dev := testDevice(t)
 	const nb = 16
-	tl := tournamentLocal(dev, nb)
-	if tl == 0 {
-		t.Skipf("%s: no tournament with %d columns", dev.Name(), nb)
-	}
-	defer func(r int) { tselRows = r }(tselRows)
+	dev, tl := tournamentTestDevice(t, nb)
 	tiny := []int{2, 11, nb + 5}
 	for _, rows := range []int{1, 2} {
 		rl := tl * rows
